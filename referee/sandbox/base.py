@@ -1,0 +1,117 @@
+"""The seam between the match loop and the places bots run (processes, Docker containers).
+
+A sandbox starts a bot so that it can reach the referee at one address with the secrets it is
+given, and tears it down without leaving anything behind. The match loop never knows which
+sandbox it uses.
+
+How a bot learns where to connect (the SDK's ``run()`` reads these):
+
+* ``TALON_ADDRESS``: the referee's gRPC target, ``unix:///path/to/socket`` or ``host:port``.
+* ``TALON_TOKEN``: the secret token of the one seat this bot plays (single-match bots), or
+* ``TALON_TOKEN_FILE``: a file the sandbox rewrites with a fresh seat token for each match a
+  warm bot serves. The bot plays that seat, then waits for the file to change and plays
+  again; the word ``exit`` in the file tells it to stop.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import enum
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+
+class SandboxError(RuntimeError):
+    """A bot could not be started or managed; the message says what to fix."""
+
+
+class SandboxKind(str, enum.Enum):
+    """The closed list of sandboxes."""
+
+    PROCESS = "process"
+    DOCKER = "docker"
+
+
+@dataclasses.dataclass(frozen=True)
+class BotSpec:
+    """A bot as submitted: a directory holding ``bot.py`` (and a ``Dockerfile``)."""
+
+    name: str
+    directory: Path
+
+    @classmethod
+    def from_dir(cls, directory: str | Path) -> "BotSpec":
+        path = Path(directory).resolve()
+        if not path.is_dir():
+            raise SandboxError(f"bot directory {str(directory)!r} does not exist")
+        if not (path / "bot.py").is_file():
+            raise SandboxError(
+                f"bot directory {str(directory)!r} has no bot.py: a bot is a directory with "
+                "bot.py (and a Dockerfile for the docker sandbox)"
+            )
+        return cls(name=path.name, directory=path)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatAccess:
+    """What a started bot needs to reach its seat."""
+
+    address: str
+    token: str | None = None
+    token_file: Path | None = None
+
+    def environment(self) -> Mapping[str, str]:
+        env = {"TALON_ADDRESS": self.address}
+        if self.token is not None:
+            env["TALON_TOKEN"] = self.token
+        if self.token_file is not None:
+            env["TALON_TOKEN_FILE"] = str(self.token_file)
+        return env
+
+
+class BotHandle(abc.ABC):
+    """A running bot."""
+
+    @abc.abstractmethod
+    def is_alive(self) -> bool:
+        """Whether the bot's process (or container) still runs."""
+
+    @abc.abstractmethod
+    async def stop(self) -> None:
+        """Kill the bot and everything it started; idempotent; reaps every child."""
+
+    @abc.abstractmethod
+    def logs(self) -> str:
+        """The bot's recent output (bounded), for failure reports."""
+
+
+class Listeners(Protocol):
+    """The referee service's side of the seam: a sandbox that needs a private socket for one
+    bot (Docker mounts one directory per container) asks the running service to listen there
+    too. The service serves the same matches on every listener."""
+
+    async def add_unix_listener(self, path: Path) -> str:
+        """Serve also on the Unix socket ``path``; return its gRPC target (``unix://...``).
+
+        The socket is created owned by the service; the caller sets owner and mode."""
+        ...
+
+    async def remove_unix_listener(self, path: Path) -> None:
+        """Stop serving on ``path`` and remove the socket file."""
+        ...
+
+
+class Sandbox(abc.ABC):
+    """Starts bots; owns whatever it starts until :meth:`close`."""
+
+    kind: SandboxKind
+
+    @abc.abstractmethod
+    async def start(self, bot: BotSpec, access: SeatAccess) -> BotHandle:
+        """Start ``bot`` so that it connects to ``access``; raise :class:`SandboxError`."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Stop every bot this sandbox started."""
