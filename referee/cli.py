@@ -1,0 +1,27 @@
+"""The ``talon`` command: one click group; each area adds its commands from its own module."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="talon")
+def main() -> None:
+    """Talon: bots play card games against each other, refereed, sandboxed and rated."""
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks that print one JSON object (see docs/performance.md)."""
+
+
+def _register() -> None:
+    """Attach the commands of each area (imported here, so `talon --help` stays complete)."""
+    from referee.cli_rules import bench_engine, rules
+
+    main.add_command(rules)
+    bench.add_command(bench_engine)
+
+
+_register()
