@@ -1,0 +1,118 @@
+"""Turn a bot directory (``bot.py`` + ``Dockerfile``) into an image, offline.
+
+A bot's Dockerfile starts ``ARG TALON_BASE=talon/bot-base:latest`` / ``FROM ${TALON_BASE}``;
+the builder passes the base tag as that build argument. Builds run with ``network_mode=
+"none"`` and ``pull=False``: nothing can be fetched, so a Dockerfile that needs the network
+fails here, at build time, with a message saying so, instead of at match time.
+
+Images are tagged ``talon/bot-<name>:<digest>`` where the digest covers every file of the
+bot directory and the base image's id, so an unchanged bot is not rebuilt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from referee.sandbox.base import BotSpec, SandboxError
+from referee.sandbox.image import LATEST_TAG
+
+BOT_REPOSITORY_PREFIX = "talon/bot-"
+_SKIP_NAMES = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}
+
+
+@dataclasses.dataclass(frozen=True)
+class BotImage:
+    """A bot's built image and whether this call built it."""
+
+    tag: str
+    image_id: str
+    built: bool
+    seconds: float
+
+
+def repository_name(bot_name: str) -> str:
+    """Docker repository name for a bot: lowercase, only ``[a-z0-9._-]``."""
+    safe = re.sub(r"[^a-z0-9._-]+", "-", bot_name.lower()).strip("-._")
+    if not safe:
+        raise SandboxError(f"bot name {bot_name!r} has no letters or digits to name an image")
+    return BOT_REPOSITORY_PREFIX + safe[:100]
+
+
+def directory_digest(directory: Path) -> str:
+    """Hash of every file in the bot directory (relative path and bytes)."""
+    digest = hashlib.sha256()
+    for path in sorted(directory.rglob("*")):
+        relative = path.relative_to(directory)
+        if path.is_file() and not any(p in _SKIP_NAMES for p in relative.parts):
+            if path.suffix != ".pyc":
+                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
+    """Plain words for a failed ``docker build``: the failing step and its last output."""
+    lines = [str(entry.get("stream", "")).rstrip() for entry in error.build_log]
+    steps = [line for line in lines if line.startswith("Step ")]
+    output = [line for line in lines if line and not line.startswith(("Step ", " ---> "))]
+    hint = ""
+    reason = str(error.msg)
+    if "pull access denied" in reason or "lookup" in reason or "dial tcp" in reason:
+        hint = (
+            "\nNo image can be pulled here: the Dockerfile must start with "
+            "'ARG TALON_BASE=talon/bot-base:latest' and 'FROM ${TALON_BASE}'."
+        )
+    elif "Temporary failure in name resolution" in reason or "Network is unreachable" in reason:
+        hint = "\nBuilds have no network: bundle what the bot needs in its directory."
+    return (
+        f"the Dockerfile of bot {bot.name!r} ({bot.directory / 'Dockerfile'}) failed to build"
+        + (f" at {steps[-1]}" if steps else "")
+        + f": {reason}"
+        + ("\n  " + "\n  ".join(output[-8:]) if output else "")
+        + hint
+    )
+
+
+def ensure_bot_image(
+    client: docker.DockerClient, bot: BotSpec, base_tag: str = LATEST_TAG
+) -> BotImage:
+    """Build ``bot``'s image unless an image of the same content already exists."""
+    if not (bot.directory / "Dockerfile").is_file():
+        raise SandboxError(
+            f"bot {bot.name!r} has no Dockerfile in {bot.directory}: the docker sandbox builds "
+            "bots from one ('talon bot new NAME' writes a starting point)"
+        )
+    try:
+        base = client.images.get(base_tag)
+    except docker.errors.ImageNotFound:
+        raise SandboxError(
+            f"base image {base_tag!r} is missing: build it with scripts/build-base-image"
+        ) from None
+    digest = hashlib.sha256(
+        (directory_digest(bot.directory) + str(base.id)).encode()
+    ).hexdigest()
+    tag = f"{repository_name(bot.name)}:{digest[:16]}"
+    start = time.monotonic()
+    try:
+        return BotImage(tag, str(client.images.get(tag).id), False, 0.0)
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        image, _ = client.images.build(
+            path=str(bot.directory), tag=tag, buildargs={"TALON_BASE": base_tag},
+            network_mode="none", pull=False, rm=True, forcerm=True,
+            labels={"talon.bot": bot.name},
+        )
+    except docker.errors.BuildError as error:
+        raise SandboxError(_explain_build_error(bot, error)) from None
+    except docker.errors.APIError as error:
+        raise SandboxError(
+            f"the Docker engine refused to build bot {bot.name!r}: {error.explanation}"
+        ) from None
+    return BotImage(tag, str(image.id), True, round(time.monotonic() - start, 2))
