@@ -22,6 +22,9 @@ def _register() -> None:
 
     main.add_command(rules)
     bench.add_command(bench_engine)
+    from referee.cli_bot import bot
+
+    main.add_command(bot)
 
 
 _register()
