@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -217,6 +218,8 @@ RS = TypeVar("RS", bound=RuleSet)
 class MatchState(abc.ABC, Generic[RS]):
     """A match in progress: see the module docstring for the contract."""
 
+    __slots__ = ()
+
     game: ClassVar[str]
     rules: RS
     num_players: int
@@ -287,6 +290,15 @@ class MatchState(abc.ABC, Generic[RS]):
 
     @abc.abstractmethod
     def action_from_json(self, data: Any) -> Action: ...
+
+    @abc.abstractmethod
+    def redeal_hidden(self, seat: int, rng: random.Random) -> None:
+        """Deal anew, uniformly from ``rng``, every card ``seat`` cannot see (other hands and
+        the stock), keeping each zone's size, and reseed the match's own generator from ``rng``.
+
+        ``seat``'s view must not change. Used by the no-leak contract test and as the simplest
+        determinization for search bots (which may then apply their own inferences).
+        """
 
     @abc.abstractmethod
     def card_count(self) -> int:

@@ -40,7 +40,7 @@ CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 FULL_PACK_MASK = (1 << NUM_CARDS) - 1
 
 _RANK_ALIASES = {name: r for r, name in enumerate(RANK_NAMES) if name}
-_RANK_ALIASES.update({"T": 10, "1": ACE})
+_RANK_ALIASES.update({"T": 10})
 _SUIT_ALIASES = {letter: s for s, letter in enumerate(SUIT_LETTERS)}
 _SUIT_ALIASES.update({symbol: s for s, symbol in enumerate(SUIT_SYMBOLS)})
 _SUIT_ALIASES.update({"♧": 0, "♢": 1, "♡": 2, "♤": 3})

@@ -45,7 +45,7 @@ from typing import Any
 
 from referee.cards import (
     NUM_CARDS, RANK_MASKS, SUIT_MASKS, bits, card_name, card_rank, card_suit, mask_add,
-    mask_cards, mask_remove, shuffled_pack, suit_name,
+    mask_cards, mask_from_cards, mask_remove, shuffled_pack, suit_name,
 )
 from referee.games.base import Event, IllegalActionError, MatchState, shared_places
 from referee.games.crazy_eights import actions as A
@@ -54,6 +54,7 @@ from referee.games.crazy_eights.rules import CrazyEightsRules
 
 FULL = (1 << NUM_CARDS) - 1
 QS = 3 * 13 + 11  # queen of spades
+_PLAY_NO_SUIT = tuple(A.play_action(c) for c in range(NUM_CARDS))
 
 # phases
 P_PLAY, P_NAME_SUIT, P_DRAW_TWO, P_AFTER_DRAW, P_MULTI, P_OVER = range(6)
@@ -78,7 +79,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         "_follow", "_top_wild", "_dir", "_cur", "_dealer", "_phase", "_pending", "_drawn",
         "_drawn_card", "_passes", "_turns", "_hand_no", "_hand_scores", "_scores",
         "_personal", "_announced", "_fx", "_end_pending", "_extra", "_events", "_history",
-        "_legal", "_places", "_plays_mask",
+        "_legal", "_places", "_base", "_wr", "_mode", "_may_draw", "_limit",
     )
 
     def __init__(self, rules: CrazyEightsRules, players: int, seed: int) -> None:
@@ -94,6 +95,9 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         self._qs = rules.queen_of_spades_draw
         self._multi = {"off": 0, "on": -1, "skip_rank_only": self._skip}[rules.multi_card_play]
         self._decks = rules.decks_for(players)
+        self._mode = rules.draw_mode
+        self._may_draw = rules.may_draw_when_able_to_play
+        self._limit = rules.draw_limit if rules.draw_mode == "up_to_n" else (1 << 30)
         self._guard = rules.turn_guard_for(players)
         self._target = rules.target_for(players)
         self._hand_scores: list[list[int]] = []
@@ -101,7 +105,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         countdown = rules.variant == "countdown"
         self._personal = [rules.countdown_start] * players if countdown else []
         self._extra = 0
-        self._events: list[Event] = []
+        self._events: list[tuple[str, int, dict[str, Any]]] = []
         self._history: list[tuple[int, int]] = []
         self._places: list[int] = []
         self._hand_no = 0
@@ -125,7 +129,8 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
 
     @property
     def events(self) -> Sequence[Event]:
-        return self._events
+        """Public events, built on demand (the hot path stores plain tuples)."""
+        return [Event(kind, seat, data) for kind, seat, data in self._events]
 
     @property
     def history(self) -> Sequence[tuple[int, int]]:
@@ -148,16 +153,17 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
             raise IllegalActionError("the match is not over: standings come at the end")
         return list(self._places)
 
-    def legal_actions(self) -> list[int]:
+    def legal_actions(self) -> Sequence[int]:  # type: ignore[override]
+        """The legal actions, sorted, as a tuple (computed once per position)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
-        return list(legal)
+            legal = self._legal = tuple(self._compute_legal())
+        return legal
 
     def apply(self, action: int) -> None:
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            legal = self._legal = tuple(self._compute_legal())
         if action not in legal:
             action = self._normalise(action)
             if action not in legal:
@@ -223,6 +229,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         self._end_pending = False
         self._legal = None
         self._base = list(self._personal)
+        self._wr = list(self._personal) if self._personal else [self._wild] * n
         self._log("deal", self._dealer, hand=self._hand_no, sizes=[self._count(s) for s in range(n)])
         up = stock.pop()
         if not self._personal and card_rank(up) == self._wild:
@@ -254,42 +261,47 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
     # --- legal actions -------------------------------------------------------------------------
 
     def _wild_rank_of(self, seat: int) -> int:
-        return self._personal[seat] if self._personal else self._wild
+        return self._wr[seat]
 
     def _play_mask(self, seat: int) -> int:
         """The distinct card ids ``seat`` may play now (phase play)."""
         hand = self._hands[seat]
-        h = (hand | (hand >> NUM_CARDS)) & FULL
-        wild = RANK_MASKS[self._wild_rank_of(seat)]
+        rules = self.rules
+        wild = RANK_MASKS[self._wr[seat]]
         if self._top_wild:
             match = SUIT_MASKS[self._follow] | wild
-            if self.rules.same_rank_on_wild:
+            if rules.same_rank_on_wild:
                 match |= RANK_MASKS[self._top % 13 + 1]
-        else:
+        elif rules.eight_must_match:
             match = SUIT_MASKS[self._follow] | RANK_MASKS[self._top % 13 + 1]
-            if not self.rules.eight_must_match:
-                match |= wild
-        m = h & match
-        if self.rules.must_finish_on_eight and hand.bit_count() == 1:
+        else:
+            match = SUIT_MASKS[self._follow] | RANK_MASKS[self._top % 13 + 1] | wild
+        m = (hand | (hand >> NUM_CARDS)) & match
+        if rules.must_finish_on_eight and hand.bit_count() == 1:
             m &= wild
         return m
 
     def _can_get_card(self) -> bool:
         return bool(self._stock) or (self.rules.stock_empty == "reshuffle" and len(self._pile) > 1)
 
+    def _draw_allowed(self, plays: int) -> bool:
+        """Whether ``draw`` is legal in phase play, given the playable cards."""
+        drawn = self._drawn
+        if drawn and (drawn >= self._limit or self._mode in ("one_then_end", "one_may_play")):
+            return False
+        return (plays == 0 or self._may_draw) and (bool(self._stock) or self._can_get_card())
+
     def _compute_legal(self) -> list[int]:
         phase = self._phase
         p = self._cur
         if phase == P_PLAY:
             plays = self._play_mask(p)
-            rules = self.rules
-            mode = rules.draw_mode
-            draw_ok = self._can_get_card() and (plays == 0 or rules.may_draw_when_able_to_play)
-            if draw_ok and self._drawn:
-                draw_ok = mode == "until_playable" or (mode == "up_to_n" and self._drawn < rules.draw_limit)
-            out = [A.DRAW] if draw_ok else []
-            if not draw_ok and (plays == 0 or rules.may_draw_when_able_to_play):
-                out.append(A.PASS)
+            if self._draw_allowed(plays):
+                out = [A.DRAW]
+            elif plays == 0 or self._may_draw:
+                out = [A.PASS]
+            else:
+                out = []
             if plays:
                 self._add_plays(out, p, plays)
             return out
@@ -302,14 +314,13 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
             return out
         if phase == P_AFTER_DRAW:
             out = [A.PASS]
-            playable = self._play_mask(p) & (1 << self._drawn_card)
-            self._add_plays(out, p, playable)
+            self._add_plays(out, p, self._play_mask(p) & (1 << self._drawn_card))
             return out
         if phase == P_MULTI:
             hand = self._hands[p]
             same = (hand | (hand >> NUM_CARDS)) & RANK_MASKS[self._top % 13 + 1]
             if self.rules.must_finish_on_eight and hand.bit_count() == 1:
-                same &= RANK_MASKS[self._wild_rank_of(p)]
+                same &= RANK_MASKS[self._wr[p]]
             out = [A.STOP]
             self._add_plays(out, p, same & FULL)
             return out
@@ -318,26 +329,35 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         return []
 
     def _add_plays(self, out: list[int], p: int, mask: int) -> None:
-        wild = self._wild_rank_of(p)
-        last_options = (0, 1) if self.rules.last_card_penalty and self._hands[p].bit_count() == 2 else (0,)
-        naming = self.rules.eight_names_suit
+        """Append the play ids of the cards in ``mask``, in card order."""
+        wild_mask = 0 if self._phase == P_DRAW_TWO else RANK_MASKS[self._wr[p]]
+        announce = self.rules.last_card_penalty and self._hands[p].bit_count() == 2
+        append = out.append
         while mask:
             low = mask & -mask
-            card = low.bit_length() - 1
             mask ^= low
-            base = A.PLAY + (card << 4)
-            if card % 13 + 1 == wild and self._phase != P_DRAW_TWO:
-                if naming == "off":
-                    suits: Sequence[int] = (A.NO_SUIT,)
-                elif naming == "only_if_matching" and not self._follows_top(card):
-                    suits = (card // 13,)
-                else:
-                    suits = (0, 1, 2, 3)
+            base = _PLAY_NO_SUIT[low.bit_length() - 1]
+            if low & wild_mask:
+                self._add_wild(out, base, announce)
+            elif announce:
+                out.extend((base, base + 1))
             else:
-                suits = (A.NO_SUIT,)
-            for s in suits:
-                for flag in last_options:
-                    out.append(base + (s << 1) + flag)
+                append(base)
+
+    def _add_wild(self, out: list[int], base: int, announce: bool) -> None:
+        naming = self.rules.eight_names_suit
+        card = (base - A.PLAY) >> 4
+        if naming == "off":
+            suits: Sequence[int] = (A.NO_SUIT,)
+        elif naming == "only_if_matching" and not self._follows_top(card):
+            suits = (card // 13,)
+        else:
+            suits = (0, 1, 2, 3)
+        first = base - (A.NO_SUIT << 1)
+        for s in suits:
+            out.append(first + (s << 1))
+            if announce:
+                out.append(first + (s << 1) + 1)
 
     def _follows_top(self, card: int) -> bool:
         return card // 13 == self._follow or (not self._top_wild and card % 13 == self._top % 13)
@@ -493,6 +513,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
             if self._personal[p] == 0:
                 self._end_hand(p)
                 return
+            self._wr[p] = self._personal[p]
             got = self._draw_cards(p, self._personal[p])
             self._log("new_hand", p, cards=got, score=self._personal[p])
             self._fx = [0, 0, 0, 0]
@@ -541,7 +562,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         return int(self._hands[seat].bit_count())
 
     def _log(self, kind: str, seat: int, **data: Any) -> None:
-        self._events.append(Event(kind, seat, data))
+        self._events.append((kind, seat, data))
 
     # --- views, copies, text -------------------------------------------------------------------
 
@@ -567,6 +588,7 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         new._fx = list(self._fx)
         new._places = list(self._places)
         new._base = list(self._base)
+        new._wr = list(self._wr)
         return new
 
     def action_name(self, action: int) -> str:
@@ -582,6 +604,21 @@ class CrazyEightsState(MatchState[CrazyEightsRules]):
         if not A.is_valid_id(data):
             raise IllegalActionError(f"{data!r} is not a Crazy Eights action id", data)
         return int(data)
+
+    def redeal_hidden(self, seat: int, rng: random.Random) -> None:
+        others = [s for s in range(self.num_players) if s != seat]
+        pool = list(self._stock)
+        for s in others:
+            pool.extend(mask_cards(self._hands[s]))
+        rng.shuffle(pool)
+        self._stock = pool[:len(self._stock)]
+        at = len(self._stock)
+        for s in others:
+            size = self._count(s)
+            self._hands[s] = mask_from_cards(pool[at:at + size])
+            at += size
+        self._rng = random.Random(rng.getrandbits(64))
+        self._legal = None
 
     def card_count(self) -> int:
         return len(self._stock) + len(self._pile) + sum(self._count(s) for s in range(self.num_players))
@@ -600,4 +637,40 @@ def raise_rules(message: str) -> None:
     raise RulesError(message)
 
 
-__all__ = ["CrazyEightsState", "card_value", "PHASE_NAMES", "bits"]
+__all__ = ["CrazyEightsState", "arrange", "card_value", "PHASE_NAMES"]
+
+
+def arrange(state: CrazyEightsState, hands: Sequence[Sequence[int]], pile: Sequence[int],
+            stock: Sequence[int], current: int, named_suit: int | None = None,
+            direction: int = 1, pending_draw: int = 0, dealer: int | None = None) -> CrazyEightsState:
+    """Set up a position by hand: for tests, puzzles and teaching examples.
+
+    ``pile`` lists the play pile bottom to top and ``stock`` the stock bottom to top (the last
+    card is drawn first). ``named_suit`` marks the top card as a wild that named that suit.
+    Scores, hand number and the rest of the match stay as they were.
+    """
+    from referee.cards import mask_from_cards
+
+    if len(hands) != state.num_players:
+        raise ValueError(f"arrange: {len(hands)} hands given for {state.num_players} seats")
+    if not pile:
+        raise ValueError("arrange: the play pile needs at least its top card")
+    state._hands = [mask_from_cards(h) for h in hands]
+    state._pile = list(pile)
+    state._stock = list(stock)
+    state._top = pile[-1]
+    state._top_wild = named_suit is not None
+    state._follow = named_suit if named_suit is not None else card_suit(pile[-1])
+    state._dir = direction
+    state._pending = pending_draw
+    state._passes = 0
+    state._turns = 1
+    state._fx = [0, 0, 0, 0]
+    state._end_pending = False
+    if dealer is not None:
+        state._dealer = dealer
+    state._cur = current
+    state._phase = P_DRAW_TWO if pending_draw else P_PLAY
+    state._drawn, state._drawn_card, state._announced = 0, -1, 0
+    state._legal = None
+    return state

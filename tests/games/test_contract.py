@@ -1,0 +1,122 @@
+"""One contract test run over every game, preset and player count (after OpenSpiel's api_test).
+
+Random legal play, seeded by hypothesis, checking after every decision: cards are conserved,
+legal actions are sorted and non-empty until the end, the match ends within its loop guards,
+a view holds nothing hidden (a twin state with the hidden cards dealt differently gives the
+same view), and replay from (rules, seed, actions) is identical.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.games import GAMES, MatchState, make_rules, new_match, replay, rules_class
+
+MAX_DECISIONS = 400_000
+
+
+def cases() -> list[tuple[str, str, int]]:
+    out = []
+    for game in GAMES:
+        cls = rules_class(game)
+        for preset in cls.PRESETS:
+            low, high = make_rules(game, preset).player_range()
+            for players in sorted({low, min(low + 1, high), 4 if low <= 4 <= high else low, high}):
+                out.append((game, preset, players))
+    return out
+
+
+def twin_with_hidden_redealt(state: MatchState[Any], seat: int, rng: random.Random) -> MatchState[Any]:
+    """A copy of ``state`` in which every card ``seat`` cannot see is dealt anew."""
+    twin = state.clone()
+    twin.redeal_hidden(seat, rng)  # type: ignore[attr-defined]
+    return twin
+
+
+def play_and_check(game: str, preset: str, players: int, seed: int, view_every: int) -> MatchState[Any]:
+    rules = make_rules(game, preset)
+    state = new_match(game, rules, players, seed)
+    chooser = random.Random(seed ^ 0x5EED)
+    total = state.card_count()
+    decisions = 0
+    while not state.is_over:
+        legal = list(state.legal_actions())
+        assert legal, "legal actions are empty before the end"
+        assert legal == sorted(legal)
+        assert 0 <= state.current_player < players
+        if decisions % view_every == 0:
+            seat = chooser.randrange(players)
+            view = state.view(seat)
+            json.dumps(view)  # JSON-ready
+            assert twin_with_hidden_redealt(state, seat, chooser).view(seat) == view
+        state.apply(legal[chooser.randrange(len(legal))])
+        assert state.card_count() == total, "cards were created or lost"
+        decisions += 1
+        assert decisions < MAX_DECISIONS, "the match did not end within its loop guards"
+    assert state.legal_actions() == [] or list(state.legal_actions()) == []
+    places = state.standings()
+    assert len(places) == players and min(places) == 1
+    return state
+
+
+@pytest.mark.parametrize("game,preset,players", cases())
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**63 - 1))
+def test_random_play_keeps_the_contract(game: str, preset: str, players: int, seed: int) -> None:
+    state = play_and_check(game, preset, players, seed, view_every=23)
+    again = replay(game, state.rules, players, seed, [a for _, a in state.history])
+    assert again.history == state.history
+    assert [e.to_json() for e in again.events] == [e.to_json() for e in state.events]
+    assert list(again.scores) == list(state.scores) and again.standings() == state.standings()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_global_generator_changes_nothing(game: str) -> None:
+    preset = next(iter(rules_class(game).PRESETS))
+    players = make_rules(game, preset).player_range()[0] + 1
+
+    def run() -> list[Any]:
+        state = new_match(game, preset, players, 99)
+        chooser = random.Random(1)
+        for _ in range(300):
+            if state.is_over:
+                break
+            legal = list(state.legal_actions())
+            random.random()
+            state.apply(legal[chooser.randrange(len(legal))])
+        return [e.to_json() for e in state.events]
+
+    random.seed(1)
+    first = run()
+    random.seed(2)
+    assert run() == first
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_different_seeds_deal_differently(game: str) -> None:
+    preset = next(iter(rules_class(game).PRESETS))
+    players = make_rules(game, preset).player_range()[0]
+    hands = {tuple(new_match(game, preset, players, seed).view(0)["hand"]) for seed in range(20)}
+    assert len(hands) > 15
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_actions_round_trip_through_text_and_json(game: str) -> None:
+    preset = next(iter(rules_class(game).PRESETS))
+    players = make_rules(game, preset).player_range()[0]
+    state = new_match(game, preset, players, 5)
+    chooser = random.Random(5)
+    for _ in range(200):
+        if state.is_over:
+            break
+        legal = list(state.legal_actions())
+        for action in legal:
+            assert state.parse_action(state.action_name(action)) == action
+            assert state.action_from_json(json.loads(json.dumps(state.action_to_json(action)))) == action
+        state.apply(legal[chooser.randrange(len(legal))])
