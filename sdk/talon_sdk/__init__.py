@@ -1,1 +1,34 @@
-"""Talon's bot SDK: cards, views and the client that plays a seat at the referee."""
+"""Talon's bot SDK: subclass :class:`Bot`, implement ``decide(view)``, call :func:`run`.
+
+Cards are ints (:mod:`talon_sdk.cards`); views and actions are typed (:mod:`talon_sdk.views`).
+Names are loaded on first use, so ``import talon_sdk.cards`` (which the referee's rules engines
+do) does not pull in gRPC.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from talon_sdk.bot import Bot
+    from talon_sdk.cards import card_name, card_rank, card_suit, parse_card, parse_cards, suit_name
+    from talon_sdk.client import SessionError, play_seat, run
+    from talon_sdk.views import Decision, EightsAction, EightsView, Event, make_view
+
+_HOMES = {
+    "Bot": "bot",
+    "card_name": "cards", "card_rank": "cards", "card_suit": "cards", "parse_card": "cards",
+    "parse_cards": "cards", "suit_name": "cards",
+    "SessionError": "client", "play_seat": "client", "run": "client",
+    "Decision": "views", "EightsAction": "views", "EightsView": "views", "Event": "views", "make_view": "views",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'talon_sdk' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"talon_sdk.{home}"), name)

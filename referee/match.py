@@ -1,0 +1,434 @@
+"""The match loop: one match between bots, refereed, clocked and recorded.
+
+Use :func:`run_match` from anywhere (the CLI, the control API, the tournament runner)::
+
+    result = await run_match(MatchConfig("crazy-eights", "classic", seed=7),
+                             [BotSeat(BotSpec.from_dir("sample_bots/random"))] * 2,
+                             service=service, sandbox=ProcessSandbox())
+
+Seats come in three kinds: :class:`BotSeat` (the sandbox starts the bot for this match and
+stops it after), :class:`WarmSeat` (a bot already running with ``TALON_TOKEN_FILE``: it gets a
+fresh token per match through that file and keeps running) and :class:`ExternalSeat` (the
+caller runs the bot and receives the token through ``on_tokens``).
+
+Policy, in one place: a timeout, an illegal action or a protocol error is a strike and the
+fallback player (:mod:`referee.match_fallback`) takes that decision; ``max_strikes`` strikes
+or a crash/disconnect hand the seat to the fallback for the rest of the match. A seat taken
+over is ranked after every other seat. Every failure is recorded with its kind and the index of
+the decision during which it happened, and reported to the bot in words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import grpc
+
+from referee.games import IllegalActionError, MatchState, make_rules, new_match
+from referee.match_fallback import fallback_action
+from referee.match_seat import Outcome, SeatLink
+from referee.match_types import Failure, FailureKind, MatchConfig, MatchResult, SeatResult
+from referee.match_wire import EventCache, GameCodec, ProtocolViolation, illegal_words
+from referee.replay import build_replay
+from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
+from talon_sdk._proto.talon.v1 import game_pb2 as gpb
+
+LOGGER = logging.getLogger(__name__)
+_EXIT_GRACE_S = 1.0
+"""How long a single-match bot may take to exit by itself after its stream ended."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BotSeat:
+    """A bot the sandbox starts for this match only."""
+
+    bot: BotSpec
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.bot.name
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmSeat:
+    """A bot already running (started with ``TALON_TOKEN_FILE``); it stays up after the match."""
+
+    name: str
+    handle: BotHandle
+    token_file: Path
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+@dataclasses.dataclass(frozen=True)
+class ExternalSeat:
+    """A bot the caller runs itself; its token is handed out through ``on_tokens``."""
+
+    name: str
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+SeatSpec = BotSeat | WarmSeat | ExternalSeat
+
+
+class MatchEntry(Protocol):
+    """What the service keeps for a match: the seats' links and the public record's watchers."""
+
+    links: list[SeatLink]
+
+    def has_watchers(self) -> bool: ...
+
+    def publish(self, events: Sequence[gpb.Event]) -> None: ...
+
+    def finish(self, result: bpb.MatchResult) -> None: ...
+
+
+class MatchHost(Protocol):
+    """The service side run_match needs (implemented by :class:`referee.server.RefereeService`)."""
+
+    @property
+    def bot_target(self) -> str: ...
+
+    def open_match(self, match_id: str, names: Sequence[str], max_violations: int) -> MatchEntry: ...
+
+    def close_match(self, match_id: str) -> None: ...
+
+
+def write_token_file(path: Path, token: str) -> None:
+    """Give a warm bot its next seat: replace the file atomically (the bot watches it)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(token)
+    os.replace(tmp, path)
+
+
+@dataclasses.dataclass
+class _Seat:
+    index: int
+    spec: SeatSpec
+    link: SeatLink
+    bank_ms: float
+    handle: BotHandle | None = None
+    strikes: int = 0
+    taken_over: bool = False
+    events_sent: int = 0
+    decisions: int = 0
+    think_s: float = 0.0
+
+
+async def run_match(
+    config: MatchConfig,
+    seats: Sequence[SeatSpec],
+    *,
+    service: MatchHost,
+    sandbox: Sandbox | None = None,
+    on_tokens: Callable[[str, list[str]], None] | None = None,
+) -> MatchResult:
+    """Play one match to the end and return its frozen result (see the module docstring).
+
+    :raises referee.games.RulesError: for a bad game, preset, switch or number of seats.
+    :raises ValueError: for a :class:`BotSeat` without a sandbox.
+    """
+    if any(isinstance(s, BotSeat) for s in seats) and sandbox is None:
+        raise ValueError("a BotSeat needs a sandbox to start its bot (pass sandbox=...)")
+    match = _Match(config, seats, service, sandbox)
+    return await match.run(on_tokens)
+
+
+class _Match:
+    def __init__(self, config: MatchConfig, specs: Sequence[SeatSpec], service: MatchHost,
+                 sandbox: Sandbox | None) -> None:
+        self.config = config
+        self.rules = make_rules(config.game, config.preset, config.overrides)
+        self.state: MatchState[Any] = new_match(config.game, self.rules, len(specs), config.seed)
+        self.match_id = config.match_id or secrets.token_hex(6)
+        self.service = service
+        self.sandbox = sandbox
+        self.codec = GameCodec(config.game)
+        self.events = EventCache()
+        self.clocks = config.clocks
+        self.entry = service.open_match(self.match_id, [s.label for s in specs], self.clocks.max_strikes)
+        self.seats = [
+            _Seat(i, spec, link, float(self.clocks.bank_ms)) for i, (spec, link) in enumerate(zip(specs, self.entry.links))
+        ]
+        self.failures: list[Failure] = []
+        self.records: list[tuple[int, Any, bool, float]] = []
+        """(seat, action, played by the fallback, think seconds) per decision."""
+        self._violations = False
+        for seat in self.seats:
+            seat.link.on_violation = self._flag_violation
+
+    def _flag_violation(self) -> None:
+        self._violations = True
+
+    async def run(self, on_tokens: Callable[[str, list[str]], None] | None) -> MatchResult:
+        start = time.perf_counter()
+        finished = False
+        try:
+            await self._start_bots(on_tokens)
+            await self._await_connections()
+            await self._welcome()
+            while not self.state.is_over:
+                await self._step()
+                if self._violations:
+                    await self._report_violations()
+            result = self._result(time.perf_counter() - start)
+            await self._farewell(result)
+            finished = True
+            return result
+        finally:
+            if not finished:
+                for seat in self.seats:
+                    seat.link.finish(grpc.StatusCode.UNAVAILABLE, "the referee stopped this match (shutting down)")
+            await self._stop_bots()
+            self.service.close_match(self.match_id)
+
+    # --- before the first decision ------------------------------------------------------------
+
+    async def _start_bots(self, on_tokens: Callable[[str, list[str]], None] | None) -> None:
+        target = self.service.bot_target
+
+        async def start(seat: _Seat) -> None:
+            spec = seat.spec
+            if isinstance(spec, BotSeat) and self.sandbox is not None:
+                try:
+                    seat.handle = await self.sandbox.start(spec.bot, SeatAccess(target, token=seat.link.token))
+                except SandboxError as err:
+                    await self._fail(seat, FailureKind.CRASHED, f"crashed: the bot could not be started: {err}", takeover=True)
+            elif isinstance(spec, WarmSeat):
+                seat.handle = spec.handle
+                write_token_file(spec.token_file, seat.link.token)
+
+        await asyncio.gather(*(start(seat) for seat in self.seats))
+        if on_tokens is not None:
+            on_tokens(self.match_id, [seat.link.token for seat in self.seats])
+
+    async def _await_connections(self) -> None:
+        deadline = time.monotonic() + self.clocks.connect_timeout_ms / 1000
+        waiting = [s for s in self.seats if not s.taken_over]
+        while waiting and time.monotonic() < deadline:
+            waiting = [s for s in waiting if not s.link.connected.is_set()]
+            for seat in [s for s in waiting if s.handle is not None and not s.handle.is_alive()]:
+                waiting.remove(seat)
+                await self._fail(seat, FailureKind.CRASHED,
+                                 "crashed: the bot exited before connecting" + _log_tail(seat.handle), takeover=True)
+            if waiting:
+                await asyncio.sleep(0.01)
+        for seat in waiting:
+            if not seat.link.connected.is_set():
+                await self._fail(seat, FailureKind.CRASHED,
+                                 f"crashed: the bot did not connect within {self.clocks.connect_timeout_ms} ms"
+                                 + _log_tail(seat.handle), takeover=True)
+
+    async def _welcome(self) -> None:
+        rules = gpb.RuleSet(game=self.config.game, preset=self.config.preset,
+                            overrides_json=_json(self.rules.overrides()))
+        clocks = bpb.Clocks(decision_ms=self.clocks.decision_ms, bank_ms=self.clocks.bank_ms,
+                            max_strikes=self.clocks.max_strikes)
+        names = [s.spec.label for s in self.seats]
+        for seat in self.seats:
+            if seat.link.is_open:
+                await seat.link.send(bpb.RefereeMessage(welcome=bpb.Welcome(
+                    match_id=self.match_id, seat=seat.index, num_players=len(self.seats), rules=rules,
+                    clocks=clocks, seat_names=names)))
+
+    # --- one decision -------------------------------------------------------------------------
+
+    async def _step(self) -> None:
+        state = self.state
+        seat = self.seats[state.current_player]
+        think = 0.0
+        if not seat.taken_over:
+            applied, think = await self._ask(seat)
+            if applied is not None:
+                self.records.append((seat.index, applied, False, think))
+                seat.decisions += 1
+                seat.think_s += think
+                self._publish()
+                return
+        action = fallback_action(state)
+        state.apply(action)
+        self.records.append((seat.index, action, True, think))
+        self._publish()
+
+    async def _ask(self, seat: _Seat) -> tuple[Any, float]:
+        """Ask the seat's bot; return (the action it played, think seconds), or (None, ...)."""
+        state = self.state
+        link = seat.link
+        if not link.is_open:
+            await self._fail(seat, FailureKind.CRASHED, self._crash_words(seat), takeover=True)
+            return None, 0.0
+        decision_ms = self.clocks.decision_ms
+        bank = seat.bank_ms
+        encoded = self.events.upto(state.events)
+        events = encoded[seat.events_sent:]
+        seat.events_sent = len(encoded)
+        rid = link.new_request_id()
+        legal = state.legal_actions()
+        request = self.codec.request(rid, len(self.records), decision_ms, int(bank), state.view(seat.index),
+                                     legal, _complete(state), events)
+        answer, elapsed = await link.ask(request, rid, (decision_ms + bank) / 1000)
+        over_ms = elapsed * 1000 - decision_ms
+        if over_ms > 0:
+            seat.bank_ms = max(0.0, bank - over_ms)
+        if answer is Outcome.TIMEOUT:
+            seat.bank_ms = 0.0
+            await self._fail(seat, FailureKind.TIMEOUT,
+                             f"timeout: no answer to request {rid} within {decision_ms} ms plus {int(bank)} ms of "
+                             "time bank; the fallback player took this decision", rid)
+            return None, elapsed
+        if answer is Outcome.CLOSED:
+            await self._fail(seat, FailureKind.CRASHED, self._crash_words(seat), rid, takeover=True)
+            return None, elapsed
+        try:
+            action = self.codec.decode(answer.action, state)
+            state.apply(action)
+        except ProtocolViolation as err:
+            await self._fail(seat, FailureKind.PROTOCOL_ERROR, str(err), rid)
+            return None, elapsed
+        except IllegalActionError as err:
+            await self._fail(seat, FailureKind.ILLEGAL, illegal_words(err), rid)
+            return None, elapsed
+        except (TypeError, KeyError, ValueError) as err:
+            await self._fail(seat, FailureKind.PROTOCOL_ERROR, f"protocol: cannot read the action: {err}", rid)
+            return None, elapsed
+        return action, elapsed
+
+    def _crash_words(self, seat: _Seat) -> str:
+        handle = seat.handle
+        why = seat.link.close_reason or "its stream ended"
+        if handle is not None and not handle.is_alive():
+            return f"crashed: the bot's process exited ({why})" + _log_tail(handle)
+        return f"crashed: the bot disconnected ({why})"
+
+    async def _fail(self, seat: _Seat, kind: FailureKind, words: str, request_id: int = 0,
+                    takeover: bool = False) -> None:
+        """Record a failure, strike the seat, tell the bot, hand the seat over if due."""
+        seat.strikes += 1
+        decision = len(self.records)
+        self.failures.append(Failure(seat.index, kind, decision, words))
+        hand_over = not seat.taken_over and (takeover or seat.strikes >= self.clocks.max_strikes)
+        if hand_over:
+            seat.taken_over = True
+        LOGGER.info("match %s seat %d: %s", self.match_id, seat.index, words)
+        link = seat.link
+        if link.is_open:
+            await link.send(bpb.RefereeMessage(error=bpb.BotError(
+                kind=kind.proto_value, message=words, request_id=request_id, decision=decision,
+                strikes=seat.strikes, taken_over=seat.taken_over)))
+            if hand_over:
+                link.finish(grpc.StatusCode.FAILED_PRECONDITION,
+                            f"seat {seat.index} was taken over by the fallback player: {words}")
+
+    async def _report_violations(self) -> None:
+        self._violations = False
+        for seat in self.seats:
+            while seat.link.violations and not seat.taken_over:
+                await self._fail(seat, FailureKind.PROTOCOL_ERROR, seat.link.violations.pop(0))
+            seat.link.violations.clear()
+
+    def _publish(self) -> None:
+        if self.entry.has_watchers():
+            self.entry.publish(self.events.upto(self.state.events))
+
+    # --- after the last decision --------------------------------------------------------------
+
+    def _result(self, duration_s: float) -> MatchResult:
+        state = self.state
+        game_places = state.standings()
+        scores = list(state.scores)
+        kept = [s.index for s in self.seats if not s.taken_over]
+        places = []
+        for seat in self.seats:
+            if seat.taken_over:
+                places.append(len(kept) + 1)
+            else:
+                places.append(1 + sum(1 for i in kept if game_places[i] < game_places[seat.index]))
+        seat_results = tuple(
+            SeatResult(seat=s.index, name=s.spec.label, place=places[s.index], game_place=game_places[s.index],
+                       score=int(scores[s.index]), strikes=s.strikes, taken_over=s.taken_over,
+                       decisions=s.decisions, think_ms=round(s.think_s * 1000, 3))
+            for s in self.seats
+        )
+        result = MatchResult(
+            match_id=self.match_id, game=self.config.game, rules=self.rules.to_json(), seed=self.config.seed,
+            seats=seat_results, failures=tuple(self.failures), decisions=len(self.records),
+            duration_ms=duration_s * 1000, replay={},
+        )
+        replay = build_replay(result, state, self.records, self.clocks)
+        return dataclasses.replace(result, replay=replay)
+
+    async def _farewell(self, result: MatchResult) -> None:
+        encoded = self.events.upto(self.state.events)
+        proto = result_proto(result)
+        self.entry.publish(encoded)
+        self.entry.finish(proto)
+        for seat in self.seats:
+            if seat.link.is_open:
+                await seat.link.send(bpb.RefereeMessage(over=bpb.MatchOver(
+                    events=encoded[seat.events_sent:], result=proto)))
+                seat.link.finish()
+
+    async def _stop_bots(self) -> None:
+        cold = [s.handle for s in self.seats if isinstance(s.spec, BotSeat) and s.handle is not None]
+        deadline = time.monotonic() + _EXIT_GRACE_S
+        while any(h.is_alive() for h in cold) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.gather(*(h.stop() for h in cold), return_exceptions=True)
+
+
+def _complete(state: MatchState[Any]) -> bool:
+    """Whether legal_actions() lists every legal action (not in Rummy's table phase)."""
+    if state.game == "crazy-eights":
+        return True
+    flag = getattr(state, "legal_actions_complete", None)
+    if isinstance(flag, bool):
+        return flag
+    return bool(flag()) if callable(flag) else True
+
+
+def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:
+    if handle is None:
+        return ""
+    try:
+        text = handle.logs().strip()
+    except Exception:  # noqa: BLE001 - logs are a courtesy in an error message
+        return ""
+    return f"; last output: {text[-limit:]!r}" if text else ""
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def result_proto(result: MatchResult) -> bpb.MatchResult:
+    """The wire form of a result."""
+    rules = result.rules
+    return bpb.MatchResult(
+        match_id=result.match_id,
+        rules=gpb.RuleSet(game=result.game, preset=str(rules.get("preset", "")),
+                          overrides_json=_json(rules.get("overrides", {}))),
+        seed=result.seed,
+        seats=[bpb.SeatResult(seat=s.seat, name=s.name, place=s.place, game_place=s.game_place, score=s.score,
+                              strikes=s.strikes, taken_over=s.taken_over) for s in result.seats],
+        failures=[bpb.Failure(seat=f.seat, kind=f.kind.proto_value, decision=f.decision, message=f.message)
+                  for f in result.failures],
+        decisions=result.decisions,
+        duration_ms=int(result.duration_ms),
+    )

@@ -1,0 +1,173 @@
+"""One seat's link to its bot: the stream, the reader, and the pending decision.
+
+Why a future and a timer instead of ``asyncio.wait_for(stream.read())``: cancelling a pending
+gRPC read breaks the stream (measured: the next read returns EOF and the bot's next write fails
+with INTERNAL), so the first late answer would kill the bot's session. Instead one reader per
+stream (the gRPC handler's task) runs for the whole match and hands each answer to the pending
+decision's future; the per-decision clock is a ``loop.call_later`` timer on that future, which
+costs far less than a ``wait_for`` task per decision. Late answers are matched to their request
+id and dropped; answers to no request are protocol violations, counted and reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import time
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
+
+
+class Outcome(enum.Enum):
+    """How a pending decision ended other than with an answer."""
+
+    TIMEOUT = "timeout"
+    CLOSED = "closed"
+
+
+class LinkState(enum.Enum):
+    WAITING = "waiting"
+    CONNECTED = "connected"
+    CLOSED = "closed"
+
+
+class SeatLink:
+    """The referee's end of one seat's bot stream (created by the service per seat)."""
+
+    def __init__(self, match_id: str, seat: int, token: str, max_violations: int) -> None:
+        self.match_id = match_id
+        self.seat = seat
+        self.token = token
+        self.state = LinkState.WAITING
+        self.connected = asyncio.Event()
+        self.finished = asyncio.Event()
+        """Set when the handler must end the stream (match over, or seat taken over)."""
+        self.close_reason = ""
+        """Why the stream ended early, in words (empty while it is open)."""
+        self.abort_code: grpc.StatusCode | None = None
+        self.abort_details = ""
+        self.violations: list[str] = []
+        """Protocol violations seen by the reader, not yet reported by the match loop."""
+        self.on_violation: Callable[[], None] = lambda: None
+        self._max_violations = max_violations
+        self._context: Any = None
+        self._next_id = 1
+        self._pending_id = 0
+        self._pending: asyncio.Future[Any] | None = None
+        self._answered_at = 0.0
+        self._expired: set[int] = set()
+
+    # --- the handler's side -------------------------------------------------------------------
+
+    def attach(self, context: Any) -> None:
+        """Bind the authenticated stream; the service checked the token and the state."""
+        self._context = context
+        self.state = LinkState.CONNECTED
+        self.connected.set()
+
+    def receive(self, message: bpb.BotMessage) -> bool:
+        """Hand one message from the bot to the loop; False when the reader should stop."""
+        if message.WhichOneof("message") == "answer":
+            answer = message.answer
+            pending = self._pending
+            if pending is not None and answer.request_id == self._pending_id and not pending.done():
+                self._answered_at = time.perf_counter()
+                pending.set_result(answer)
+                return True
+            if answer.request_id in self._expired:
+                self._expired.discard(answer.request_id)
+                return True  # a late answer to a decision that timed out: dropped
+            if self._pending_id and answer.request_id == self._pending_id:
+                words = f"answered request {answer.request_id} twice"
+            elif self._pending is None or self._pending.done():
+                words = f"answer to request {answer.request_id} out of turn: no decision of this seat is pending"
+            else:
+                words = f"answer names request {answer.request_id}, but the pending request is {self._pending_id}"
+            self._violate(f"protocol: {words}")
+        elif message.WhichOneof("message") == "hello":
+            self._violate("protocol: a second Hello; send Hello once, then only Answers")
+        else:
+            self._violate("protocol: an empty BotMessage; send an Answer")
+        return len(self.violations) < self._max_violations
+
+    def _violate(self, words: str) -> None:
+        self.violations.append(words)
+        self.on_violation()
+
+    def lost(self, reason: str) -> None:
+        """The stream ended or broke: fail the pending decision and refuse further sends."""
+        if self.state is LinkState.CLOSED:
+            return
+        self.state = LinkState.CLOSED
+        self.close_reason = reason
+        self._context = None
+        pending = self._pending
+        if pending is not None and not pending.done():
+            pending.set_result(Outcome.CLOSED)
+        self.finished.set()
+
+    # --- the match loop's side ----------------------------------------------------------------
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is LinkState.CONNECTED
+
+    async def send(self, message: bpb.RefereeMessage) -> bool:
+        """Write to the bot; False (and the link closed) if the stream is gone."""
+        context = self._context
+        if context is None:
+            return False
+        try:
+            await context.write(message)
+        except Exception as err:  # noqa: BLE001 - any write failure means the stream is gone
+            self.lost(f"the stream broke while sending ({type(err).__name__})")
+            return False
+        return True
+
+    async def ask(self, message: bpb.RefereeMessage, request_id: int, hard_s: float) -> tuple[Any, float]:
+        """Send a request and wait for its answer at most ``hard_s`` seconds.
+
+        Returns ``(answer or Outcome, elapsed seconds)``; elapsed runs from just before the
+        write to the moment the reader received the answer (or the timer fired).
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending = future
+        self._pending_id = request_id
+        start = time.perf_counter()
+        timer = loop.call_later(hard_s, _expire, future)
+        if not await self.send(message):
+            timer.cancel()
+            return Outcome.CLOSED, time.perf_counter() - start
+        result = await future
+        timer.cancel()
+        if result is Outcome.TIMEOUT:
+            self._expired.add(request_id)
+            return result, time.perf_counter() - start
+        if result is Outcome.CLOSED:
+            return result, time.perf_counter() - start
+        return result, self._answered_at - start
+
+    def new_request_id(self) -> int:
+        rid = self._next_id
+        self._next_id += 1
+        return rid
+
+    def finish(self, code: grpc.StatusCode | None = None, details: str = "") -> None:
+        """End the stream: with status OK, or with ``code`` (seat taken over, shutdown)."""
+        self.abort_code = code
+        self.abort_details = details
+        self.state = LinkState.CLOSED
+        pending = self._pending
+        if pending is not None and not pending.done():
+            pending.set_result(Outcome.CLOSED)
+        self.finished.set()
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_result(Outcome.TIMEOUT)

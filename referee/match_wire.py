@@ -1,0 +1,185 @@
+"""Turning engine values into wire messages and back, cheaply.
+
+The referee builds one request per decision, so this module precomputes how each view field
+maps to the proto once per game and encodes each public event once per match (every seat gets
+the same bytes-equivalent message object). Decoding a bot's action separates what breaks the
+protocol (wrong game, empty, undecodable) from what the rules forbid (left to the engine).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from google.protobuf.message import Message
+
+from referee.games import Event, IllegalActionError, MatchState
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
+from talon_sdk._proto.talon.v1 import game_pb2 as gpb
+
+_SKIPPED_KEYS = frozenset({"game"})
+"""View keys carried elsewhere on the wire (the oneof names the game)."""
+
+
+class ProtocolViolation(Exception):
+    """A bot message that breaks the protocol; ``str()`` says what and what is allowed."""
+
+
+def _int_lists(value: Sequence[Sequence[int]]) -> list[gpb.IntList]:
+    return [gpb.IntList(values=v) for v in value]
+
+
+def _melds(value: Sequence[Mapping[str, Any]]) -> list[gpb.Meld]:
+    return [
+        gpb.Meld(owner=m["owner"], kind=m["kind"], cards=m["cards"], meanings=m.get("meanings") or [])
+        for m in value
+    ]
+
+
+class ViewCodec:
+    """Maps a game's view dict to its proto message, with the plan computed once."""
+
+    def __init__(self, message: type[Message], extra_field: str | None = None) -> None:
+        self.message = message
+        self.extra_field = extra_field
+        self.plan: dict[str, Callable[[Any], Any] | None] = {}
+        for field in message.DESCRIPTOR.fields:
+            if field.name == extra_field:
+                continue
+            convert: Callable[[Any], Any] | None = None
+            if field.message_type is not None and field.message_type.name == "IntList":
+                convert = _int_lists
+            elif field.message_type is not None and field.message_type.name == "Meld":
+                convert = _melds
+            self.plan[field.name] = convert
+
+    def encode(self, view: Mapping[str, Any]) -> Message:
+        """The proto of ``view``; keys the proto lacks go to the extra JSON field, if any.
+
+        :raises KeyError: for an unknown key when the message has no extra field (an engine
+            that grew a view field the contract does not carry yet: a referee bug, not a bot's).
+        """
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] | None = None
+        plan = self.plan
+        for key, value in view.items():
+            if value is None or key in _SKIPPED_KEYS:
+                continue
+            if key in plan:
+                convert = plan[key]
+                kwargs[key] = value if convert is None else convert(value)
+            elif self.extra_field is not None:
+                if extra is None:
+                    extra = {}
+                extra[key] = value
+            else:
+                raise KeyError(f"view field {key!r} has no place in {self.message.DESCRIPTOR.full_name}")
+        if extra:
+            kwargs[self.extra_field or ""] = json.dumps(extra, separators=(",", ":"))
+        return self.message(**kwargs)
+
+
+class GameCodec:
+    """Per-game encoding of views, legal actions and actions."""
+
+    game: str
+    view_field: str
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        if game == "crazy-eights":
+            self.view_field = "crazy_eights"
+            self.views = ViewCodec(gpb.CrazyEightsView)
+        else:
+            self.view_field = "crazy_rummy"
+            self.views = ViewCodec(gpb.CrazyRummyView, extra_field="extra_json")
+
+    def request(
+        self,
+        request_id: int,
+        decision: int,
+        deadline_ms: int,
+        bank_ms: int,
+        view: Mapping[str, Any],
+        legal: Sequence[Any],
+        complete: bool,
+        events: Sequence[gpb.Event],
+    ) -> bpb.RefereeMessage:
+        """The message asking one seat for one decision."""
+        view_msg = self.views.encode(view)
+        if self.view_field == "crazy_eights":
+            legal_msg = gpb.LegalActions(complete=complete, crazy_eights=legal)
+        else:
+            legal_msg = gpb.LegalActions(complete=complete, crazy_rummy=[rummy_action_proto(a) for a in legal])
+        req = bpb.DecisionRequest(
+            request_id=request_id,
+            decision=decision,
+            deadline_ms=deadline_ms,
+            time_bank_ms=bank_ms,
+            legal=legal_msg,
+            events=events,
+            **{self.view_field: view_msg},
+        )
+        return bpb.RefereeMessage(request=req)
+
+    def decode(self, action: gpb.Action, state: MatchState[Any]) -> Any:
+        """The game action a bot sent.
+
+        :raises ProtocolViolation: for an empty action or one encoded for another game.
+        :raises IllegalActionError: for text or an id the game cannot read (the engine's words).
+        """
+        which = action.WhichOneof("action")
+        if which == "text":
+            return state.parse_action(action.text)
+        if which == self.view_field:
+            if which == "crazy_eights":
+                return state.action_from_json(action.crazy_eights)
+            return state.action_from_json(rummy_action_json(action.crazy_rummy))
+        allowed = f"Action.{self.view_field} or Action.text"
+        if which is None:
+            raise ProtocolViolation(f"protocol: the answer carries no action; send {allowed}")
+        raise ProtocolViolation(f"protocol: Action.{which} is for another game; this match plays {self.game}: send {allowed}")
+
+
+def rummy_action_proto(action: Any) -> gpb.CrazyRummyAction:
+    """A Crazy Rummy action (the engine's tuple) as a proto."""
+    target = getattr(action, "target", None)
+    return gpb.CrazyRummyAction(
+        kind=action.kind,
+        cards=list(action.cards or ()),
+        meanings=list(getattr(action, "meanings", None) or ()),
+        target=-1 if target is None else target,
+    )
+
+
+def rummy_action_json(msg: gpb.CrazyRummyAction) -> dict[str, Any]:
+    """The JSON form the Rummy engine reads, from a proto."""
+    return {
+        "kind": msg.kind,
+        "cards": list(msg.cards),
+        "meanings": list(msg.meanings),
+        "target": None if msg.target < 0 else msg.target,
+    }
+
+
+class EventCache:
+    """Each public event encoded once, shared by every seat's requests."""
+
+    def __init__(self) -> None:
+        self.encoded: list[gpb.Event] = []
+
+    def upto(self, events: Sequence[Event]) -> list[gpb.Event]:
+        """Encoded events, extended to cover ``events``."""
+        encoded = self.encoded
+        for index in range(len(encoded), len(events)):
+            ev = events[index]
+            data = json.dumps(dict(ev.data), separators=(",", ":")) if ev.data else "{}"
+            encoded.append(gpb.Event(index=index, kind=ev.kind, seat=ev.seat, data_json=data))
+        return encoded
+
+
+def illegal_words(err: IllegalActionError) -> str:
+    """The engine's reason, starting with ``illegal:``."""
+    text = str(err)
+    return text if text.startswith("illegal") else f"illegal: {text}"

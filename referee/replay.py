@@ -1,0 +1,119 @@
+"""Replay files: everything needed to re-simulate a match exactly, and the check that does it.
+
+A replay is JSON: the rules, the seed, the seats, every action with who played it (the bot or
+the fallback player) and how long the bot took, every public event, the failures and the
+result. Because a match is a pure function of (rules, seed, actions), :func:`verify_replay`
+re-plays the actions on a fresh engine and compares events, scores and standings, including
+the referee's "taken over seats rank last" adjustment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from referee.games import IllegalActionError, MatchState, RulesError, make_rules, new_match
+
+if TYPE_CHECKING:
+    from referee.match_types import Clocks, MatchResult
+
+FORMAT = "talon-replay/1"
+
+
+def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[tuple[int, Any, bool, float]],
+                 clocks: Clocks) -> dict[str, Any]:
+    """The replay of a finished match (``records``: seat, action, by fallback, think seconds)."""
+    summary = result.summary_json()
+    return {
+        "format": FORMAT,
+        "match_id": result.match_id,
+        "game": result.game,
+        "rules": dict(result.rules),
+        "seed": result.seed,
+        "clocks": {"decision_ms": clocks.decision_ms, "bank_ms": clocks.bank_ms, "max_strikes": clocks.max_strikes},
+        "seats": [{"seat": s.seat, "name": s.name} for s in result.seats],
+        "actions": [
+            {"seat": seat, "action": state.action_to_json(action), "text": state.action_name(action),
+             "by": "fallback" if by_fallback else "bot", "ms": round(think * 1000, 3)}
+            for seat, action, by_fallback, think in records
+        ],
+        "events": [e.to_json() for e in state.events],
+        "failures": summary["failures"],
+        "result": {"seats": summary["seats"], "decisions": result.decisions,
+                   "duration_ms": summary["duration_ms"]},
+    }
+
+
+def write_replay(path: Path, replay: Mapping[str, Any]) -> None:
+    path.write_text(json.dumps(replay, indent=1) + "\n")
+
+
+def load_replay(path: Path) -> dict[str, Any]:
+    """Read a replay file; :raises ValueError: naming what is missing or malformed."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"cannot read replay {str(path)!r}: {err}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{str(path)!r} is not a Talon replay (format {FORMAT!r})")
+    for key in ("game", "rules", "seed", "seats", "actions", "events", "result"):
+        if key not in data:
+            raise ValueError(f"replay {str(path)!r} lacks {key!r}")
+    return data
+
+
+def verify_replay(data: Mapping[str, Any]) -> list[str]:
+    """Re-simulate a replay; return the differences found (empty: it replays exactly)."""
+    problems: list[str] = []
+    rules_json = data["rules"]
+    try:
+        rules = make_rules(data["game"], rules_json["preset"], rules_json.get("overrides") or {})
+        state = new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
+    except (RulesError, KeyError, TypeError, ValueError) as err:
+        return [f"cannot start the match: {err}"]
+    for index, record in enumerate(data["actions"]):
+        if state.is_over:
+            problems.append(f"action {index}: the match is already over")
+            return problems
+        if record["seat"] != state.current_player:
+            problems.append(f"action {index}: recorded for seat {record['seat']}, but seat "
+                            f"{state.current_player} was to act")
+            return problems
+        try:
+            state.apply(state.action_from_json(record["action"]))
+        except IllegalActionError as err:
+            problems.append(f"action {index} ({record.get('text')}): {err}")
+            return problems
+    if not state.is_over:
+        problems.append(f"the match is not over after the {len(data['actions'])} recorded actions")
+    events = [e.to_json() for e in state.events]
+    if events != data["events"]:
+        first = next((i for i, (a, b) in enumerate(zip(events, data["events"])) if a != b),
+                     min(len(events), len(data["events"])))
+        problems.append(f"events differ from index {first} ({len(events)} re-simulated, "
+                        f"{len(data['events'])} recorded)")
+    seats = data["result"]["seats"]
+    scores = list(state.scores)
+    game_places = state.standings()
+    places = expected_places(game_places, [bool(s["taken_over"]) for s in seats])
+    for seat in seats:
+        i = seat["seat"]
+        for key, value in (("score", scores[i]), ("game_place", game_places[i]), ("place", places[i])):
+            if seat[key] != value:
+                problems.append(f"seat {i}: recorded {key} {seat[key]}, re-simulated {value}")
+    fallback_seats = {r["seat"] for r in data["actions"] if r["by"] == "fallback"}
+    for seat in seats:
+        if seat["taken_over"] and seat["seat"] not in fallback_seats and data["actions"]:
+            problems.append(f"seat {seat['seat']} is recorded as taken over but never played by the fallback")
+    return problems
+
+
+def expected_places(game_places: Sequence[int], taken_over: Sequence[bool]) -> list[int]:
+    """Final places: seats kept rank among themselves by the game; seats taken over rank last."""
+    kept = [i for i, t in enumerate(taken_over) if not t]
+    return [
+        len(kept) + 1 if taken_over[i] else 1 + sum(1 for j in kept if game_places[j] < game_places[i])
+        for i in range(len(game_places))
+    ]

@@ -1,0 +1,157 @@
+"""The process sandbox: each bot is a child process in its own session and directory.
+
+It isolates only what a process can: a fresh working directory holding a copy of the bot's
+files, an environment made from scratch (no secrets of the referee leak in), its own process
+group and session so the whole tree can be killed at once, and output captured into a bounded
+buffer for failure reports. It is for development and trusted bots; untrusted code belongs in
+the Docker sandbox (same seam, :mod:`referee.sandbox.base`).
+
+Stopping kills the bot's process group and every descendant found under it (even one that
+started its own session), then reaps the child, so no zombie is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
+
+LOG_LIMIT = 64 * 1024
+"""Bytes of a bot's output kept (the most recent)."""
+
+
+def _descendants(root: int) -> list[int]:
+    """Every live process under ``root`` (by parent links in /proc), deepest last."""
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        children[int(fields[1])].append(int(entry))
+    found: list[int] = []
+    queue = [root]
+    while queue:
+        pid = queue.pop()
+        for child in children.get(pid, []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+class ProcessHandle(BotHandle):
+    """A bot running as a child process."""
+
+    def __init__(self, process: asyncio.subprocess.Process, workdir: Path, name: str) -> None:
+        self.process = process
+        self.workdir = workdir
+        self.name = name
+        self._log: collections.deque[bytes] = collections.deque()
+        self._log_size = 0
+        self._pump = asyncio.ensure_future(self._collect())
+        self._stopped = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def _collect(self) -> None:
+        stream = self.process.stdout
+        if stream is None:
+            return
+        while True:
+            chunk = await stream.read(4096)
+            if not chunk:
+                return
+            self._log.append(chunk)
+            self._log_size += len(chunk)
+            while self._log_size > LOG_LIMIT and len(self._log) > 1:
+                self._log_size -= len(self._log.popleft())
+
+    def is_alive(self) -> bool:
+        return self.process.returncode is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def logs(self) -> str:
+        return b"".join(self._log).decode("utf-8", "replace")[-LOG_LIMIT:]
+
+    async def stop(self) -> None:
+        """Kill the bot's process group and descendants, reap the child, remove its directory."""
+        if self._stopped:
+            return
+        self._stopped = True
+        pid = self.process.pid
+        tree = _descendants(pid) if self.process.returncode is None else []
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        for child in tree:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            await asyncio.wait_for(self.process.wait(), 10)
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(self._pump, 1)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class ProcessSandbox(Sandbox):
+    """Starts each bot as ``python3 bot.py`` in a private copy of its directory."""
+
+    kind = SandboxKind.PROCESS
+
+    def __init__(self, python: str | None = None, root: Path | None = None) -> None:
+        self.python = python or sys.executable
+        self.root = root
+        self._handles: list[ProcessHandle] = []
+
+    def environment(self, access: SeatAccess, workdir: Path) -> dict[str, str]:
+        """The bot's whole environment: nothing from the referee's but PATH and the locale."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(workdir),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update(access.environment())
+        return env
+
+    async def start(self, bot: BotSpec, access: SeatAccess) -> ProcessHandle:
+        """Copy the bot's directory to a fresh one and start ``bot.py`` there."""
+        if not (bot.directory / "bot.py").is_file():
+            raise SandboxError(f"bot {bot.name!r}: {bot.directory}/bot.py is missing")
+        workdir = Path(tempfile.mkdtemp(prefix=f"talon-{bot.name[:20]}-", dir=self.root))
+        try:
+            shutil.copytree(bot.directory, workdir / "bot", symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            process = await asyncio.create_subprocess_exec(
+                self.python, "bot.py", cwd=workdir / "bot", env=self.environment(access, workdir),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except (OSError, shutil.Error) as err:
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise SandboxError(f"bot {bot.name!r} could not be started: {err}") from None
+        handle = ProcessHandle(process, workdir, bot.name)
+        self._handles.append(handle)
+        return handle
+
+    async def close(self) -> None:
+        """Stop every bot this sandbox started."""
+        handles, self._handles = self._handles, []
+        await asyncio.gather(*(h.stop() for h in handles), return_exceptions=True)

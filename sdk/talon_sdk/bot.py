@@ -1,0 +1,43 @@
+"""The one class a bot author subclasses.
+
+Implement :meth:`Bot.decide`: it gets a typed view of the decision (for Crazy Eights an
+:class:`~talon_sdk.views.EightsView`) and returns one of ``view.legal_actions`` or an action's
+text such as ``"draw"`` or ``"play 8H name S"``. The optional hooks hear about the match start,
+errors the referee reports and the result; by default they only log.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+LOGGER = logging.getLogger("talon_sdk")
+
+
+class Bot:
+    """Base class of a bot: subclass it and implement :meth:`decide`."""
+
+    name: str = ""
+    """Shown in logs and standings; defaults to the class name."""
+
+    def decide(self, view: Any) -> Any:
+        """Choose an action for ``view``: one of ``view.legal_actions``, or an action's text.
+
+        Called once per decision, on the referee's clock (``view.decision.deadline_ms``).
+        An exception here ends the bot (the referee records a crash), so let bugs surface.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement decide(view)")
+
+    def on_start(self, welcome: Any) -> None:
+        """A match starts: ``welcome`` has ``match_id``, ``seat``, ``num_players``, ``rules``,
+        ``clocks`` and ``seat_names`` (the proto ``Welcome``)."""
+
+    def on_error(self, error: Any) -> None:
+        """The referee reports a failure this bot caused (``kind``, ``message``, ``strikes``)."""
+
+    def on_end(self, result: Any) -> None:
+        """The match is over: ``result`` is the proto ``MatchResult`` (places, scores, failures)."""
+
+    @property
+    def display_name(self) -> str:
+        return self.name or type(self).__name__

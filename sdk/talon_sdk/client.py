@@ -1,0 +1,188 @@
+"""Playing seats at the referee: the session protocol, the environment, warm bots.
+
+:func:`run` is what a bot's ``main`` calls. It reads ``TALON_ADDRESS`` and either
+``TALON_TOKEN`` (play that one seat, then return) or ``TALON_TOKEN_FILE`` (a warm bot: play the
+seat whose token is in the file, wait for the file to change, play again; the word ``exit``
+stops). Inside it runs an asyncio gRPC stream (the fastest Python option measured), but your
+``decide`` stays a plain function.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
+from talon_sdk._proto.talon.v1 import game_pb2 as gpb
+from talon_sdk.bot import LOGGER, Bot
+from talon_sdk.views import make_view
+
+PLAY_METHOD = "/talon.v1.BotSession/Play"
+CLIENT_VERSION = "talon-sdk/0.1.0"
+_TOKEN_POLL_S = 0.01
+_FAILURE_NAMES = {0: "ok", 1: "timeout", 2: "illegal", 3: "protocol_error", 4: "crashed"}
+
+
+class SessionError(RuntimeError):
+    """The referee refused or ended the session; ``code`` is the gRPC status code."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatOutcome:
+    """How one seat went, from this bot's side."""
+
+    match_id: str
+    seat: int
+    decisions: int
+    errors: int
+    result: Any
+    """The proto ``MatchResult``, or None if the session ended early."""
+
+
+def encode_action(action: Any) -> gpb.Action:
+    """The wire form of what ``decide`` returned.
+
+    :raises TypeError: for a value that is neither an action nor an action's text.
+    """
+    if isinstance(action, str):
+        return gpb.Action(text=action)
+    if isinstance(action, int) and not isinstance(action, bool):
+        return gpb.Action(crazy_eights=action)
+    kind = getattr(action, "kind", None)
+    if isinstance(kind, str) and hasattr(action, "cards"):
+        target = getattr(action, "target", None)
+        return gpb.Action(crazy_rummy=gpb.CrazyRummyAction(
+            kind=kind, cards=list(action.cards or ()), meanings=list(getattr(action, "meanings", None) or ()),
+            target=-1 if target is None else int(target)))
+    raise TypeError(f"decide() returned {action!r}: return one of view.legal_actions or an action's text "
+                    "such as 'draw'")
+
+
+async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutcome:
+    """Play the seat of ``token`` on an open channel until the match ends.
+
+    :raises SessionError: when the referee refuses the token or ends the stream with an error.
+    """
+    call = channel.stream_stream(PLAY_METHOD, request_serializer=bpb.BotMessage.SerializeToString,
+                                 response_deserializer=bpb.RefereeMessage.FromString)()
+    await call.write(bpb.BotMessage(hello=bpb.Hello(token=token, bot_name=bot.display_name,
+                                                    client_version=CLIENT_VERSION)))
+    match_id, seat, decisions, errors, result = "", -1, 0, 0, None
+    try:
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                break
+            which = message.WhichOneof("message")
+            if which == "request":
+                request = message.request
+                action = bot.decide(make_view(request))
+                await call.write(bpb.BotMessage(answer=bpb.Answer(request_id=request.request_id,
+                                                                  action=encode_action(action))))
+                decisions += 1
+            elif which == "welcome":
+                welcome = message.welcome
+                match_id, seat = welcome.match_id, welcome.seat
+                LOGGER.info("playing seat %d of match %s (%s %s, %d seats)", seat, match_id, welcome.rules.game,
+                            welcome.rules.preset, welcome.num_players)
+                bot.on_start(welcome)
+            elif which == "error":
+                errors += 1
+                err = message.error
+                LOGGER.warning("referee: %s (%s, strike %d%s)", err.message, _FAILURE_NAMES.get(err.kind, "?"),
+                               err.strikes, ", seat taken over" if err.taken_over else "")
+                bot.on_error(err)
+            elif which == "over":
+                result = message.over.result
+                _log_result(result, seat)
+                bot.on_end(result)
+        await call.done_writing()
+    except grpc.aio.AioRpcError as err:
+        raise SessionError(err.code(), err.details() or "") from None
+    code = await call.code()
+    if code != grpc.StatusCode.OK:
+        raise SessionError(code, await call.details() or "")
+    return SeatOutcome(match_id, seat, decisions, errors, result)
+
+
+def _log_result(result: Any, seat: int) -> None:
+    for entry in result.seats:
+        if entry.seat == seat:
+            LOGGER.info("match %s over: place %d of %d, score %d, %d strikes", result.match_id, entry.place,
+                        len(result.seats), entry.score, entry.strikes)
+
+
+async def _next_token(path: Path, previous: str | None) -> str:
+    """Wait until ``path`` holds a token other than ``previous``."""
+    while True:
+        try:
+            text = path.read_text().strip()
+        except FileNotFoundError:
+            text = ""
+        if text and text != previous:
+            return text
+        await asyncio.sleep(_TOKEN_POLL_S)
+
+
+async def serve(bot: Bot, address: str, token: str | None = None, token_file: Path | None = None) -> int:
+    """Play one seat (``token``) or every seat given through ``token_file``; return an exit code."""
+    options = [("grpc.enable_http_proxy", 0), ("grpc.max_receive_message_length", 16 * 1024 * 1024)]
+    async with grpc.aio.insecure_channel(address, options=options) as channel:
+        if token is not None:
+            return await _play_logged(channel, bot, token)
+        if token_file is None:
+            raise ValueError("serve() needs a token or a token file")
+        previous: str | None = None
+        while True:
+            token = await _next_token(token_file, previous)
+            if token == "exit":
+                LOGGER.info("token file says exit: stopping")
+                return 0
+            previous = token
+            await _play_logged(channel, bot, token)
+
+
+async def _play_logged(channel: grpc.aio.Channel, bot: Bot, token: str) -> int:
+    started = time.perf_counter()
+    try:
+        outcome = await play_seat(channel, bot, token)
+    except SessionError as err:
+        LOGGER.error("the referee ended the session: %s", err)
+        return 2
+    LOGGER.info("session over after %d decisions in %.1f s", outcome.decisions, time.perf_counter() - started)
+    return 0
+
+
+def run(bot: Bot | type[Bot], address: str | None = None, token: str | None = None) -> None:
+    """Play as ``bot`` (an instance or a class) with the referee named by the environment.
+
+    Reads ``TALON_ADDRESS`` and ``TALON_TOKEN`` or ``TALON_TOKEN_FILE`` unless given; exits the
+    process with status 2 if the referee refused the session, 1 on a missing setting.
+    """
+    if not logging.getLogger().handlers and not LOGGER.handlers:
+        logging.basicConfig(level=os.environ.get("TALON_LOG_LEVEL", "INFO"), stream=sys.stderr,
+                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    instance = bot() if isinstance(bot, type) else bot
+    address = address or os.environ.get("TALON_ADDRESS")
+    token = token or os.environ.get("TALON_TOKEN")
+    token_path = os.environ.get("TALON_TOKEN_FILE")
+    if not address or not (token or token_path):
+        LOGGER.error("set TALON_ADDRESS and TALON_TOKEN (or TALON_TOKEN_FILE): the referee's sandbox does this "
+                     "when it starts your bot")
+        sys.exit(1)
+    code = asyncio.run(serve(instance, address, token, Path(token_path) if token_path and not token else None))
+    if code:
+        sys.exit(code)
