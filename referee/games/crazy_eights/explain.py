@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def explain_illegal(state: CrazyEightsState, action: object) -> str:
     """The reason ``action`` is not legal for the current player of ``state``."""
-    from referee.games.crazy_eights.state import P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER
+    from referee.games.crazy_eights.table import P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER
 
     if state._phase == P_OVER:
         return "illegal: the match is over"
@@ -44,7 +44,7 @@ def explain_illegal(state: CrazyEightsState, action: object) -> str:
 
 
 def _why_no_draw(state: CrazyEightsState) -> str:
-    from referee.games.crazy_eights.state import P_AFTER_DRAW
+    from referee.games.crazy_eights.table import P_AFTER_DRAW
 
     rules = state.rules
     if state._phase == P_AFTER_DRAW:
@@ -59,7 +59,7 @@ def _why_no_draw(state: CrazyEightsState) -> str:
 
 
 def _why_no_pass(state: CrazyEightsState) -> str:
-    from referee.games.crazy_eights.state import P_DRAW_TWO
+    from referee.games.crazy_eights.table import P_DRAW_TWO
 
     if state._phase == P_DRAW_TWO:
         return f"a draw-two chain of {state._pending} is on you: play a {rank_name(state._d2)} or draw the penalty"

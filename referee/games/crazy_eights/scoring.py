@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from referee.games.base import shared_places
 
 if TYPE_CHECKING:
-    from referee.games.crazy_eights.state import CrazyEightsState
+    from referee.games.crazy_eights.table import Table
 
 
 def hand_points(values: list[int], winner: int, mode: str) -> list[int]:
@@ -28,7 +28,7 @@ def hand_points(values: list[int], winner: int, mode: str) -> list[int]:
     return [collect if v == low else 0 for v in values]
 
 
-def match_over(state: CrazyEightsState) -> tuple[bool, list[int]]:
+def match_over(state: Table) -> tuple[bool, list[int]]:
     """Whether the match ends after the hand just scored, and the places if so."""
     rules = state.rules
     totals = list(state.scores)

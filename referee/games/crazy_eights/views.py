@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 def build_view(state: CrazyEightsState, seat: int) -> dict[str, Any]:
     """The view of ``seat`` (see the module docstring)."""
-    from referee.games.crazy_eights.state import P_AFTER_DRAW, PHASE_NAMES
+    from referee.games.crazy_eights.table import P_AFTER_DRAW, PHASE_NAMES
 
     n = state.num_players
     if not 0 <= seat < n:
