@@ -91,6 +91,8 @@ class MatchEntry(Protocol):
 
     links: list[SeatLink]
 
+    def attach_source(self, source: Callable[[], Sequence[gpb.Event]]) -> None: ...
+
     def has_watchers(self) -> bool: ...
 
     def publish(self, events: Sequence[gpb.Event]) -> None: ...
@@ -169,6 +171,7 @@ class _Match:
         self.records: list[tuple[int, Any, bool, float]] = []
         """(seat, action, played by the fallback, think seconds) per decision."""
         self._violations = False
+        self.entry.attach_source(lambda: self.events.upto(self.state.events))
         for seat in self.seats:
             seat.link.on_violation = self._flag_violation
 

@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -76,6 +76,11 @@ class _Entry:
         self.result: bpb.MatchResult | None = None
         self.watchers = 0
         self.changed = asyncio.Event()
+        self.source: Callable[[], Sequence[gpb.Event]] = lambda: ()
+
+    def attach_source(self, source: Callable[[], Sequence[gpb.Event]]) -> None:
+        """How watchers read the match's public events encoded so far."""
+        self.source = source
 
     def has_watchers(self) -> bool:
         return self.watchers > 0
@@ -104,6 +109,7 @@ class RefereeService:
         self._bot_target = ""
         self.control_target = ""
         self.accepting = True
+        self.control_tasks: set[asyncio.Task[Any]] = set()
         self._health = health.aio.HealthServicer()
         self._bot_handlers = grpc.method_handlers_generic_handler("talon.v1.BotSession", {
             "Play": grpc.stream_stream_rpc_method_handler(

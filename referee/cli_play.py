@@ -1,0 +1,143 @@
+"""``talon play``, ``talon replay verify`` and ``talon bench referee``.
+
+``talon play`` runs one match: it starts a referee service on a private Unix socket in this
+process, starts one bot per ``--bot`` directory in the chosen sandbox, plays, prints the
+standings (or JSON) and writes the replay file if asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee.games import GAMES, RulesError
+from referee.match_types import Clocks, ConfigError, MatchConfig, MatchResult
+
+
+def _overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. special_cards=on", param_hint="--set")
+        out[name.strip()] = value.strip()
+    return out
+
+
+async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str) -> MatchResult:
+    """One match between the bots in ``bots`` on a private referee; returns its result."""
+    from referee.match import BotSeat, run_match
+    from referee.sandbox.base import BotSpec, Sandbox
+    from referee.server import RefereeService, ServiceConfig
+
+    specs = [BotSpec.from_dir(b) for b in bots]
+    with tempfile.TemporaryDirectory(prefix="talon-") as tmp:
+        async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
+            sandbox: Sandbox
+            if sandbox_kind == "docker":
+                from referee.sandbox.docker_sandbox import DockerSandbox
+
+                sandbox = DockerSandbox(service)
+            else:
+                from referee.sandbox.process import ProcessSandbox
+
+                sandbox = ProcessSandbox()
+            try:
+                return await run_match(config, [BotSeat(s) for s in specs], service=service, sandbox=sandbox)
+            finally:
+                await sandbox.close()
+
+
+def standings_text(result: MatchResult) -> str:
+    """The standings as a small table, best first, then the failures."""
+    lines = [f"{result.game} {result.rules.get('preset')} seed {result.seed}: {result.decisions} decisions "
+             f"in {result.duration_ms / 1000:.2f} s", "place  seat  bot                   score  strikes"]
+    for s in sorted(result.seats, key=lambda s: (s.place, s.seat)):
+        flag = "  (taken over)" if s.taken_over else ""
+        lines.append(f"{s.place:>5}  {s.seat:>4}  {s.name[:20]:<20}  {s.score:>5}  {s.strikes:>7}{flag}")
+    for f in result.failures:
+        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.kind.value}: {f.message}")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.option("--game", required=True, type=click.Choice(GAMES), help="The game.")
+@click.option("--rules", "preset", required=True, help="The preset, e.g. classic (see `talon rules`).")
+@click.option("--bot", "bots", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="A bot directory (bot.py); one seat per --bot, in seat order.")
+@click.option("--seed", required=True, type=click.IntRange(0, 2**64 - 1), help="The match seed.")
+@click.option("--set", "sets", multiple=True, metavar="SWITCH=VALUE", help="Override one rule switch.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default="process",
+              show_default=True, help="Where bots run.")
+@click.option("--decision-ms", type=click.IntRange(1, 600_000), default=Clocks.decision_ms, show_default=True,
+              help="Time per decision before the bank is used.")
+@click.option("--bank-ms", type=click.IntRange(0, 3_600_000), default=Clocks.bank_ms, show_default=True,
+              help="Time bank per seat for the match.")
+@click.option("--max-strikes", type=click.IntRange(1), default=Clocks.max_strikes, show_default=True,
+              help="Failures before the fallback player keeps the seat.")
+@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the replay (JSON) here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str,
+         decision_ms: int, bank_ms: int, max_strikes: int, replay_path: Path | None, as_json: bool) -> None:
+    """Run one match, one seat per --bot, and print the standings."""
+    from referee.replay import write_replay
+    from referee.sandbox.base import SandboxError
+
+    try:
+        config = MatchConfig(game, preset, seed, _overrides(sets),
+                             Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
+        result = asyncio.run(play_match(config, list(bots), sandbox_kind))
+    except (RulesError, ConfigError, SandboxError) as err:
+        raise click.ClickException(str(err)) from None
+    if replay_path is not None:
+        write_replay(replay_path, result.replay)
+    if as_json:
+        click.echo(json.dumps(result.summary_json(), indent=1))
+    else:
+        click.echo(standings_text(result))
+
+
+@click.group()
+def replay() -> None:
+    """Replay files written by `talon play --replay`."""
+
+
+@replay.command("verify")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def replay_verify(path: Path) -> None:
+    """Re-simulate a replay and check every event, score and place; exit 1 on a difference."""
+    from referee.replay import load_replay, verify_replay
+
+    try:
+        data = load_replay(path)
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
+    problems = verify_replay(data)
+    if problems:
+        for problem in problems:
+            click.echo(f"mismatch: {problem}", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {len(data['actions'])} actions and {len(data['events'])} events re-simulated exactly")
+
+
+@click.command("referee")
+@click.option("--decisions", type=click.IntRange(100), default=3000, show_default=True,
+              help="Timed decisions per sequential case.")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=16, show_default=True,
+              help="Matches (and bare streams) at once in the throughput case.")
+@click.option("--rounds", type=click.IntRange(1, 9), default=3, show_default=True,
+              help="Interleaved rounds; medians are reported.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the default output is JSON too).")
+def bench_referee(decisions: int, concurrency: int, rounds: int, as_json: bool) -> None:
+    """Referee round trip and throughput against a bare gRPC ping-pong, as JSON."""
+    from referee.bench_referee import run_benchmark
+
+    del as_json  # the output is always one JSON object
+    click.echo(json.dumps(asyncio.run(run_benchmark(decisions, concurrency, rounds)), indent=1))
