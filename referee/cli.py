@@ -25,6 +25,11 @@ def _register() -> None:
     from referee.cli_bot import bot
 
     main.add_command(bot)
+    from referee.cli_play import bench_referee, play, replay
+
+    main.add_command(play)
+    main.add_command(replay)
+    bench.add_command(bench_referee)
 
 
 _register()
