@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.cards import (
+    SUIT_LETTERS,
     NUM_CARDS, RANK_MASKS, SUIT_MASKS, bits, card_name, card_rank, card_suit, mask_add,
     mask_cards, mask_from_cards, mask_remove, shuffled_pack, suit_name,
 )
@@ -53,7 +54,7 @@ from referee.games.crazy_eights.explain import explain_illegal
 from referee.games.crazy_eights.rules import CrazyEightsRules
 
 from referee.games.crazy_eights.table import (  # noqa: F401  (re-exported names)
-    _PLAY_NO_SUIT, FULL, P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER, P_PLAY, PHASE_NAMES, QS,
+    _PLAY_NO_SUIT, CARD_NAMES, FULL, P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER, P_PLAY, PHASE_NAMES, QS,
     Table, card_value,
 )
 
@@ -233,28 +234,29 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
     # --- actions -------------------------------------------------------------------------------
 
     def _play(self, p: int, card: int, named: int, announce: int) -> None:
-        self._hands[p] = mask_remove(self._hands[p], card)
+        hand = self._hands[p]
+        high = 1 << (card + NUM_CARDS)
+        hand = self._hands[p] = hand ^ high if hand & high else hand ^ (1 << card)
         self._pile.append(card)
         self._top = card
         self._passes = 0
         rank = card % 13 + 1
-        is_wild = rank == self._wild_rank_of(p) and self._phase != P_DRAW_TWO
-        if is_wild:
-            self._follow = card // 13 if named == A.NO_SUIT else named
+        is_wild = rank == self._wr[p] and self._phase != P_DRAW_TWO
+        if is_wild and named != A.NO_SUIT:
+            self._follow = named
         else:
             self._follow = card // 13
         self._top_wild = is_wild
         self._announced = announce
-        if self._phase != P_MULTI:
-            self._fx = [0, 0, 0, 0]
-        self._log("play", p, card=card_name(card), suit=suit_name(self._follow) if is_wild else None,
-                  last=bool(announce))
-        if not self._hands[p]:
+        self._events.append(("play", p, {"card": CARD_NAMES[card],
+                                         "suit": SUIT_LETTERS[self._follow] if is_wild else None,
+                                         "last": bool(announce)}))
+        if not hand:
             self._went_out(p)
             return
-        self._add_effects(card)
+        if self._specials:
+            self._add_effects(card)
         if self._multi and (self._multi < 0 or self._multi == rank):
-            hand = self._hands[p]
             if (hand | (hand >> NUM_CARDS)) & RANK_MASKS[rank]:
                 self._phase = P_MULTI
                 return
@@ -273,7 +275,11 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
     def _resolve_turn(self, p: int) -> None:
         """Apply the turn's special effects and hand the turn on."""
         n = self.num_players
-        skips, reverses, draw_two, forced = self._fx
+        fx = self._fx
+        if not (fx[0] or fx[1] or fx[2] or fx[3]):
+            self._start_turn((p + self._dir) % n)
+            return
+        skips, reverses, draw_two, forced = fx
         if reverses % 2:
             if n > 2:
                 self._dir = -self._dir

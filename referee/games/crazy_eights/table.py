@@ -20,6 +20,7 @@ from referee.games.crazy_eights.rules import CrazyEightsRules
 
 FULL = (1 << NUM_CARDS) - 1
 QS = 3 * 13 + 11  # queen of spades
+CARD_NAMES = tuple(card_name(c) for c in range(NUM_CARDS))
 _PLAY_NO_SUIT = tuple(A.play_action(c) for c in range(NUM_CARDS))
 
 # phases
@@ -44,7 +45,7 @@ class Table:
         "_follow", "_top_wild", "_dir", "_cur", "_dealer", "_phase", "_pending", "_drawn",
         "_drawn_card", "_passes", "_turns", "_hand_no", "_hand_scores", "_scores",
         "_personal", "_announced", "_fx", "_end_pending", "_extra", "_events", "_history",
-        "_legal", "_places", "_base", "_wr", "_mode", "_may_draw", "_limit",
+        "_legal", "_places", "_base", "_wr", "_mode", "_may_draw", "_limit", "_specials",
     )
 
     rules: CrazyEightsRules
@@ -92,6 +93,7 @@ class Table:
     _mode: str
     _may_draw: bool
     _limit: int
+    _specials: bool
 
     def __init__(self, rules: CrazyEightsRules, players: int, seed: int) -> None:
         """Deal the first hand of a new match (see :func:`referee.games.new_match`)."""
@@ -105,6 +107,7 @@ class Table:
         self._rev = rules.rank_of("reverse_rank")
         self._d2 = rules.rank_of("draw_two_rank")
         self._qs = rules.queen_of_spades_draw
+        self._specials = bool(self._skip or self._rev or self._d2 or self._qs)
         self._multi = {"off": 0, "on": -1, "skip_rank_only": self._skip}[rules.multi_card_play]
         self._decks = rules.decks_for(players)
         self._mode = rules.draw_mode
