@@ -22,7 +22,7 @@ import docker.errors
 from referee.sandbox.base import BotSpec, SandboxError
 from referee.sandbox.bot_image import ensure_bot_image
 from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
-from referee.sandbox.image import LATEST_TAG, BaseImageRecipe, ensure_base_image
+from referee.sandbox.image import BaseImageRecipe, current_base_tag, ensure_base_image
 from referee.sandbox.probe import ProbeListeners
 from referee.sandbox.smoke import SmokeResult, smoke_check
 
@@ -95,21 +95,23 @@ async def _smoke(image: str, spec: BotSpec, timeout: float) -> SmokeResult:
 
 @bot.command("build")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--base", default=LATEST_TAG, show_default=True, help="Base image tag.")
+@click.option("--base", help="Base image tag (default: the one for this checkout's SDK, built "
+              "if missing).")
 @click.option("--check/--no-check", default=True, show_default=True,
               help="Start the built image once and wait for it to connect.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds the check waits.")
-def build(directory: Path, base: str, check: bool, timeout: float) -> None:
+def build(directory: Path, base: str | None, check: bool, timeout: float) -> None:
     """Build the bot in DIRECTORY offline and check that it starts in the sandbox."""
     try:
         spec = BotSpec.from_dir(directory)
         client = docker.from_env()
+        base = base or current_base_tag()
         try:
             client.images.get(base)
         except docker.errors.ImageNotFound:
-            if base != LATEST_TAG:
+            if base != current_base_tag():
                 raise SandboxError(f"base image {base!r} does not exist") from None
-            click.echo("base image missing: building it (about a minute, needs root)")
+            click.echo(f"base image {base} missing: building it (about a minute, needs root)")
             ensure_base_image(client, BaseImageRecipe.from_host(), say=click.echo)
         image = ensure_bot_image(client, spec, base)
         click.echo(f"{'built' if image.built else 'up to date'}: {image.tag}"

@@ -46,7 +46,7 @@ from referee.sandbox.base import (
 )
 from referee.sandbox.bot_image import ensure_bot_image
 from referee.sandbox.docker_limits import DockerLimits
-from referee.sandbox.image import LATEST_TAG
+from referee.sandbox.image import BaseImageRecipe, current_base_tag, ensure_base_image
 
 LABEL_MANAGED = "talon.managed"
 LABEL_RUN = "talon.run"
@@ -56,7 +56,8 @@ MOUNT_POINT = "/talon"
 SOCKET_NAME = "referee.sock"
 TOKEN_NAME = "token"
 EXIT_WORD = "exit"
-SUN_PATH_MAX = 107
+SOCKET_PATH_MAX = 100
+"""sun_path holds 107 bytes; the referee service refuses paths over 100."""
 _RUN_ID_LEN = 12
 _LOG_TAIL_LINES = 200
 _LOG_MAX_CHARS = 64 * 1024
@@ -93,7 +94,12 @@ class DockerSandboxConfig:
     state_root: Path = Path("/run/talon")
     """Parent of the per-container socket directories: short (sun_path is 107 bytes) and
     private to this machine's referees."""
-    base_image: str = LATEST_TAG
+    base_image: str | None = None
+    """Base image tag bots build on; ``None``: the one for this checkout's SDK
+    (:func:`~referee.sandbox.image.current_base_tag`), so a changed SDK is never run stale."""
+    build_base: bool = False
+    """Build the base image when it is missing (about a minute; needs root). Off, a missing
+    base image is an error that says how to build it."""
     build_missing: bool = True
     """Build a bot's image on first start when it does not exist yet."""
 
@@ -101,10 +107,10 @@ class DockerSandboxConfig:
         if not self.state_root.is_absolute():
             raise SandboxError(f"state_root {self.state_root} must be an absolute path")
         longest = len(str(self.state_root).encode()) + len(f"/{'x' * _RUN_ID_LEN}/999999/")
-        if longest + len(SOCKET_NAME) > SUN_PATH_MAX:
+        if longest + len(SOCKET_NAME) > SOCKET_PATH_MAX:
             raise SandboxError(
                 f"state_root {str(self.state_root)!r} is too long: socket paths under it would "
-                f"exceed {SUN_PATH_MAX} bytes (a Unix socket's limit); use a short path such as "
+                f"exceed {SOCKET_PATH_MAX} bytes (a Unix socket's limit); use a short path such as "
                 "/run/talon"
             )
 
@@ -214,6 +220,7 @@ class DockerSandbox(Sandbox):
         self._seq = itertools.count(1)
         self._handles: dict[str, DockerBotHandle] = {}
         self._swept = False
+        self._base_tag: str | None = None
 
     @property
     def client(self) -> docker.DockerClient:
@@ -272,11 +279,27 @@ class DockerSandbox(Sandbox):
         os.chmod(temporary, 0o400)
         os.replace(temporary, directory / TOKEN_NAME)
 
+    def base_tag(self) -> str:
+        """The base image bots build on; built first if missing and ``build_base`` is on."""
+        if self._base_tag is None:
+            tag = self.config.base_image or current_base_tag()
+            try:
+                self.client.images.get(tag)
+            except docker.errors.ImageNotFound:
+                if not self.config.build_base:
+                    raise SandboxError(
+                        f"the bot base image {tag} (for this SDK) is missing: build it with "
+                        "scripts/build-base-image"
+                    ) from None
+                tag = ensure_base_image(self.client, BaseImageRecipe.from_host()).tag
+            self._base_tag = tag
+        return self._base_tag
+
     def image_for(self, bot: BotSpec) -> str:
         """The tag of the bot's image, built now if missing and allowed."""
         if not self.config.build_missing:
             raise SandboxError(f"bot {bot.name!r} has no image and build_missing is off")
-        return ensure_bot_image(self.client, bot, self.config.base_image).tag
+        return ensure_bot_image(self.client, bot, self.base_tag()).tag
 
     def _environment(self, access: SeatAccess, warm: bool) -> dict[str, str]:
         env = {"TALON_ADDRESS": f"unix://{MOUNT_POINT}/{SOCKET_NAME}"}

@@ -102,7 +102,8 @@ class BaseImageRecipe:
     """What goes into the base image; checked once when made."""
 
     suite: str
-    mirror: str
+    mirror: str | None = None
+    """Debian mirror URI; only building needs it (the tag does not depend on it)."""
     keyring: Path | None = None
     packages: tuple[str, ...] = DEFAULT_PACKAGES
     sdk_dir: Path = REPO_ROOT / "sdk"
@@ -112,7 +113,7 @@ class BaseImageRecipe:
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9.-]*", self.suite):
             raise SandboxError(f"suite {self.suite!r} is not a Debian suite name like 'bookworm'")
-        if not self.mirror.startswith(("http://", "https://", "file:/")):
+        if self.mirror is not None and not self.mirror.startswith(("http://", "https://", "file:/")):
             raise SandboxError(f"mirror {self.mirror!r} must be an http(s):// or file:/ URI")
         if "python3" not in self.packages:
             raise SandboxError(f"packages {self.packages} must include python3: bots are Python")
@@ -120,10 +121,13 @@ class BaseImageRecipe:
             raise SandboxError(f"{self.sdk_dir} has no pyproject.toml: pass the SDK's directory")
 
     @classmethod
-    def from_host(cls, suite: str | None = None, mirror: str | None = None) -> BaseImageRecipe:
-        """The recipe for this machine: its Debian release, from the mirror apt uses here."""
+    def from_host(
+        cls, suite: str | None = None, mirror: str | None = None, for_build: bool = True
+    ) -> BaseImageRecipe:
+        """The recipe for this machine: its Debian release, from the mirror apt uses here
+        (looked up only ``for_build``: naming the image needs no mirror)."""
         suite = suite or apt_sources.host_codename()
-        if mirror:
+        if mirror or not for_build:
             return cls(suite=suite, mirror=mirror)
         source = apt_sources.pick_source(apt_sources.configured_sources(), suite)
         return cls(suite=suite, mirror=source.uri, keyring=source.keyring)
@@ -189,6 +193,8 @@ def _debootstrap(recipe: BaseImageRecipe, say: Say) -> Path:
     if (final / ".talon-complete").is_file():
         say(f"rootfs: reusing {final}")
         return final
+    if recipe.mirror is None:
+        raise SandboxError("building the base image needs a Debian mirror (BaseImageRecipe.mirror)")
     if shutil.which("debootstrap") is None:
         raise SandboxError("debootstrap is not installed: run scripts/install-system-deps")
     partial = final.with_name(final.name + ".partial")
@@ -360,3 +366,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def current_base_tag() -> str:
+    """The base image tag for this machine's release and the SDK as it is in this checkout."""
+    return BaseImageRecipe.from_host(for_build=False).tag()
