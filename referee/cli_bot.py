@@ -38,20 +38,26 @@ CMD ["python3", "bot.py"]
 """
 
 BOT_TEMPLATE = '''\
-"""{name}: a Talon bot. It plays a random legal action; make it smarter in choose()."""
+"""{name}: a Talon bot. It plays a random legal action; make it smarter in decide()."""
 
 import random
 
-from talon_sdk import run
+from talon_sdk import Bot, run
 
 
-def choose(request):
-    """Return one of the legal actions of this decision request."""
-    return random.choice(request.legal_actions)
+class {cls}(Bot):
+    name = "{name}"
+
+    def __init__(self):
+        self.rng = random.Random()
+
+    def decide(self, view):
+        """Return one of view.legal_actions (or an action's text, such as "draw")."""
+        return self.rng.choice(view.legal_actions)
 
 
 if __name__ == "__main__":
-    run(choose, name="{name}")
+    run({cls})
 '''
 
 
@@ -78,7 +84,9 @@ def new(name: str, parent: Path) -> None:
     if directory.exists():
         _fail(f"{directory} already exists; pick another name or remove it")
     directory.mkdir(parents=True)
-    (directory / "bot.py").write_text(BOT_TEMPLATE.format(name=name))
+    class_name = "".join(part.capitalize() for part in re.split(r"[_-]", name))
+    class_name += "" if class_name.endswith("Bot") else "Bot"
+    (directory / "bot.py").write_text(BOT_TEMPLATE.format(name=name, cls=class_name))
     (directory / "Dockerfile").write_text(DOCKERFILE_TEMPLATE)
     click.echo(f"created {directory}/bot.py and {directory}/Dockerfile")
     click.echo(f"next: talon bot build {directory}")
