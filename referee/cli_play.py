@@ -62,7 +62,7 @@ def standings_text(result: MatchResult) -> str:
         flag = "  (taken over)" if s.taken_over else ""
         lines.append(f"{s.place:>5}  {s.seat:>4}  {s.name[:20]:<20}  {s.score:>5}  {s.strikes:>7}{flag}")
     for f in result.failures:
-        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.kind.value}: {f.message}")
+        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.message}")
     return "\n".join(lines)
 
 

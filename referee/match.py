@@ -45,6 +45,8 @@ from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 LOGGER = logging.getLogger(__name__)
 _EXIT_GRACE_S = 1.0
 """How long a single-match bot may take to exit by itself after its stream ended."""
+_EXIT_WAIT_S = 0.5
+"""How long to wait for a disconnected bot's process to exit, to report the crash in full."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,7 +275,7 @@ class _Match:
         state = self.state
         link = seat.link
         if not link.is_open:
-            await self._fail(seat, FailureKind.CRASHED, self._crash_words(seat), takeover=True)
+            await self._fail(seat, *await self._crash_words(seat), takeover=True)
             return None, 0.0
         decision_ms = self.clocks.decision_ms
         bank = seat.bank_ms
@@ -295,7 +297,7 @@ class _Match:
                              "time bank; the fallback player took this decision", rid)
             return None, elapsed
         if answer is Outcome.CLOSED:
-            await self._fail(seat, FailureKind.CRASHED, self._crash_words(seat), rid, takeover=True)
+            await self._fail(seat, *await self._crash_words(seat), rid, takeover=True)
             return None, elapsed
         try:
             action = self.codec.decode(answer.action, state)
@@ -311,12 +313,19 @@ class _Match:
             return None, elapsed
         return action, elapsed
 
-    def _crash_words(self, seat: _Seat) -> str:
+    async def _crash_words(self, seat: _Seat) -> tuple[FailureKind, str]:
+        """The kind and words for a seat whose stream is gone (waits briefly for its process)."""
+        link = seat.link
+        why = link.close_reason or "its stream ended"
+        if link.close_is_protocol_error:
+            return FailureKind.PROTOCOL_ERROR, why if why.startswith("protocol") else f"protocol: {why}"
         handle = seat.handle
-        why = seat.link.close_reason or "its stream ended"
+        deadline = time.monotonic() + _EXIT_WAIT_S
+        while handle is not None and handle.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         if handle is not None and not handle.is_alive():
-            return f"crashed: the bot's process exited ({why})" + _log_tail(handle)
-        return f"crashed: the bot disconnected ({why})"
+            return FailureKind.CRASHED, f"crashed: the bot's process exited ({why})" + _log_tail(handle)
+        return FailureKind.CRASHED, f"crashed: the bot disconnected ({why})"
 
     async def _fail(self, seat: _Seat, kind: FailureKind, words: str, request_id: int = 0,
                     takeover: bool = False) -> None:

@@ -48,6 +48,8 @@ class SeatLink:
         """Set when the handler must end the stream (match over, or seat taken over)."""
         self.close_reason = ""
         """Why the stream ended early, in words (empty while it is open)."""
+        self.close_is_protocol_error = False
+        """Whether the stream ended because the bot broke the protocol (else: crash/disconnect)."""
         self.abort_code: grpc.StatusCode | None = None
         self.abort_details = ""
         self.violations: list[str] = []
@@ -98,12 +100,13 @@ class SeatLink:
         self.violations.append(words)
         self.on_violation()
 
-    def lost(self, reason: str) -> None:
+    def lost(self, reason: str, protocol_error: bool = False) -> None:
         """The stream ended or broke: fail the pending decision and refuse further sends."""
         if self.state is LinkState.CLOSED:
             return
         self.state = LinkState.CLOSED
         self.close_reason = reason
+        self.close_is_protocol_error = protocol_error
         self._context = None
         pending = self._pending
         if pending is not None and not pending.done():

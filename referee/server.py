@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
 from referee.match_seat import LinkState, SeatLink
@@ -264,7 +265,8 @@ class RefereeService:
             await link.finished.wait()
         finally:
             reader.cancel()
-            link.lost("the bot disconnected")
+            link.lost("the stream ended before the match did: the bot exited or closed it, or gRPC refused "
+                      f"a message over the {self.config.max_message_bytes}-byte limit")
         if link.abort_code is not None:
             await context.abort(link.abort_code, link.abort_details)
 
@@ -305,12 +307,17 @@ async def _read(link: SeatLink, context: grpc.aio.ServicerContext[Any, Any]) -> 
         while True:
             message = await context.read()
             if message is grpc.aio.EOF:
-                link.lost("the bot closed its stream")
+                # A message over the size limit also ends here: gRPC refuses it (the bot gets
+                # RESOURCE_EXHAUSTED) and the server sees only the end of the stream.
+                link.lost("the stream ended before the match did: the bot closed it, or gRPC refused a "
+                          "message over the size limit")
                 return
             if not link.receive(message):
                 return
     except asyncio.CancelledError:
         raise
+    except DecodeError as err:
+        link.lost(f"protocol: a message from the bot is not a BotMessage ({err})", protocol_error=True)
     except Exception as err:  # noqa: BLE001 - a broken stream, whatever the cause
         link.lost(f"the stream broke: {type(err).__name__}: {err}")
 
