@@ -399,3 +399,96 @@ def test_switch_values_from_text_are_normalised():
     rules = make_rules("crazy-eights", "pagat", {"draw_limit": "5", "may_draw_when_able_to_play": "off", "decks": "2"})
     assert rules.draw_limit == 5 and rules.may_draw_when_able_to_play is False and rules.decks == 2
     assert rules.overrides() == {"draw_limit": 5, "may_draw_when_able_to_play": False, "decks": 2}
+
+
+# --- the remaining switches -------------------------------------------------------------------
+
+
+def test_eight_must_match():
+    s = setup("pagat", 2, ["8C 9S KD", "2C 2D"], "4D 9H", stock="5S", overrides={"eight_must_match": True})
+    assert names(s) == ["draw", "play 9S"]
+    with pytest.raises(IllegalActionError, match="must itself follow"):
+        act(s, "play 8C name H")
+
+
+def test_eight_names_no_suit_when_off():
+    s = setup("pagat", 2, ["8C 9S", "2C 2D"], "4D 9H", stock="5S", overrides={"eight_names_suit": "off"})
+    assert "play 8C" in names(s) and "play 8C name H" not in names(s)
+    act(s, "play 8C")
+    assert s.view(1)["suit_to_follow"] == 0
+
+
+def test_eight_names_another_suit_only_if_it_matched():
+    s = setup("pagat", 2, ["8C 8H 9S", "2C 2D"], "4D 9H", stock="5S",
+              overrides={"eight_names_suit": "only_if_matching"})
+    legal = names(s)
+    assert "play 8C name C" in legal and "play 8C name S" not in legal  # 8C did not follow 9H
+    assert {"play 8H name C", "play 8H name S"} <= set(legal)  # 8H followed the suit
+
+
+def test_must_finish_on_eight():
+    s = setup("pagat", 2, ["9C", "2C 2D"], "4D 9H", stock="5S", overrides={"must_finish_on_eight": True})
+    assert names(s) == ["draw"]
+    with pytest.raises(IllegalActionError, match="go out only on a 8"):
+        act(s, "play 9C")
+
+
+def test_reveal_last_eight():
+    s = setup("pagat", 2, ["7H 8S", "2C 2D"], "4D 9H", stock="5S", overrides={"reveal_last_eight": True})
+    act(s, "play 7H last")
+    assert s.events[-1].kind == "last_card_is_wild" and s.events[-1].data["card"] == "8S"
+
+
+def test_queen_of_spades_draws_five():
+    s = setup("pagat", 3, ["QS 4C", "2C 2D", "3C"], "4D 9S", stock="5S 6S 7S 9C 10C JC",
+              overrides={"queen_of_spades_draw": 5})
+    act(s, "play QS")
+    assert len(s.hand_cards(1)) == 7 and s.current_player == 2
+
+
+def test_multi_card_play_on_two_reverses_cancel():
+    s = setup("specials", 4, ["AH AC 5C", "2C 3D", "KS 4C", "9C 9D"], "4H 9H", stock="5S 6S 7S",
+              overrides={"multi_card_play": "on"})
+    act(s, "play AH")
+    act(s, "play AC")
+    assert s.current_player == 1 and s.view(1)["direction"] == 1
+
+
+def test_multi_card_play_stop_ends_the_turn():
+    s = setup("specials", 4, ["AH AC 5C", "2C 3D", "KS 4C", "9C 9D"], "4H 9H", stock="5S 6S 7S",
+              overrides={"multi_card_play": "on"})
+    act(s, "play AH")
+    act(s, "stop")
+    assert s.current_player == 3 and s.view(3)["direction"] == -1
+
+
+def test_low_card_first_dealer_and_winner_deals_next():
+    for seed in range(50):
+        s = new_match("crazy-eights", "house", 3, seed)
+        draws = [e for e in s.events if e.kind == "dealer_draw"]
+        assert draws, "house draws cards for the first dealer"
+        last = draws[-1].data["cards"]
+        low = min(parse_card(c) % 13 for c in last.values())
+        assert [int(k) for k, c in last.items() if parse_card(c) % 13 == low] == [s.view(0)["dealer"]]
+    s = setup("house", 3, ["7H", "2C 3D", "KS"], "4C 9H", stock="5S 6S", dealer=0)
+    act(s, "play 7H")
+    assert s.view(0)["dealer"] == 0 and s.hand_number == 2  # the winner, seat 0, deals
+
+
+def test_fixed_number_of_hands_and_extra_hands_for_a_tie():
+    s = new_match("crazy-eights", "french", 2, 4)
+    while not s.is_over:
+        s.apply(s.legal_actions()[0])
+    assert s.hand_number == 5 and len(s.hand_scores) == 5
+    rules = make_rules("crazy-eights", "pagat", {"match_end": "hands", "match_hands": 1,
+                                                 "tie_policy": "extra_hands"})
+    s = new_match("crazy-eights", rules, 3, 1)
+    s = arrange(s, [cards("7H"), cards("8C 8D"), cards("8S 8H")], cards("4C 9H"), cards("5S 6S"), 0)
+    act(s, "play 7H")
+    assert s.is_over and s.standings() == [1, 2, 2]  # a tie below first place needs no extra hand
+    s = new_match("crazy-eights", make_rules("crazy-eights", "pagat", {
+        "match_end": "hands", "match_hands": 1, "tie_policy": "extra_hands", "stock_empty": "pass"}), 3, 1)
+    s = arrange(s, [cards("KC"), cards("KD"), cards("QS JS")], cards("4S 5H"), [], 0)
+    for _ in range(3):
+        act(s, "pass")
+    assert list(s.scores) == [10, 10, 20] and not s.is_over and s.hand_number == 2
