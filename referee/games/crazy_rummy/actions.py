@@ -8,21 +8,23 @@ Layout (stable; bot authors rely on it)::
 
     RummyAction(kind, cards, meanings, target)
 
-    kind  name          cards                   meanings                target
-    0     draw_stock    ()                      ()                      -1
-    1     draw_discard  ()                      ()                      -1
-    2     meld_set      the cards, from hand    the rank of each card   -1
-    3     meld_run      the cards, from hand    the card each stands for -1
-    4     lay_off       (card,)                 (meaning,)              meld index
-    5     exchange      (natural, wild)         ()                      meld index
-    6     end_table     ()                      ()                      -1
-    7     discard       (card,)                 ()                      -1
+    kind  name          cards                  meanings                  target
+    0     draw_stock    ()                     ()                        -1
+    1     draw_discard  ()                     ()                        -1
+    2     meld_set      the cards, from hand   the rank of each card     -1
+    3     meld_run      the cards, from hand   the card each stands for  -1
+    4     lay_off_set   (card,)                (rank,)                   meld index (a set)
+    5     lay_off_run   (card,)                (card it stands for,)     meld index (a run)
+    6     exchange      (natural, wild)        ()                        meld index
+    7     end_table     ()                     ()                        -1
+    8     discard       (card,)                ()                        -1
 
 Cards are ids (``suit * 13 + rank - 1``, see :mod:`talon_sdk.cards`). In a run the meaning is
 the card id the card stands for; in a set it is the set's rank (1 = Ace .. 13 = King). A
 natural's meaning is itself (its id in a run, its rank in a set); a wild's is what it is
-declared to be. A lay-off carries one card and its meaning; several cards are laid off one
-action at a time. An exchange names the natural card from the hand and the wild it frees from
+declared to be. Sets and runs have their own meld and lay-off kinds because a rank and a card
+id overlap as numbers. A lay-off carries one card and its meaning; several cards are laid off
+one action at a time. An exchange names the natural card from the hand and the wild it frees from
 meld ``target``. Meld indexes count the melds of the deal in the order they were laid down (the
 ``melds`` list of the view). The cards of a meld may come in any order; the engine keeps runs in
 rank order and sets naturals first.
@@ -32,7 +34,7 @@ Text forms (case-insensitive)::
     draw stock | draw discard | end table | discard 7H
     meld set 7C 7D 2H*=7          a wild is written CARD*=MEANING (a rank for a set)
     meld run 5H 6H 2C*=7H         a card without "=" stands for itself
-    lay off 8H on meld 2 | lay off 2C*=9H on meld 2
+    lay off 8H on run 2 | lay off 2C*=9H on run 2 | lay off 7S on set 0 | lay off 2C*=7 on set 0
     exchange 7H for 2C on meld 2
 
 JSON: ``{"kind": "meld_run", "cards": [...], "meanings": [...], "target": -1}`` with card ids
@@ -54,14 +56,17 @@ from talon_sdk.cards import (
     rank_name,
 )
 
-DRAW_STOCK, DRAW_DISCARD, MELD_SET, MELD_RUN, LAY_OFF, EXCHANGE, END_TABLE, DISCARD = range(8)
+(DRAW_STOCK, DRAW_DISCARD, MELD_SET, MELD_RUN, LAY_OFF_SET, LAY_OFF_RUN, EXCHANGE, END_TABLE,
+ DISCARD) = range(9)
 KIND_NAMES = (
-    "draw_stock", "draw_discard", "meld_set", "meld_run", "lay_off", "exchange", "end_table",
-    "discard",
+    "draw_stock", "draw_discard", "meld_set", "meld_run", "lay_off_set", "lay_off_run",
+    "exchange", "end_table", "discard",
 )
-TABLE_KINDS = frozenset((MELD_SET, MELD_RUN, LAY_OFF, EXCHANGE, END_TABLE))
+SET_KINDS = frozenset((MELD_SET, LAY_OFF_SET))
+"""Kinds whose meanings are ranks; every other meaning is a card id."""
 FORMS = ("draw stock | draw discard | meld set 7C 7D 2H*=7 | meld run 5H 6H 2C*=7H | "
-         "lay off 8H on meld 2 | exchange 7H for 2C on meld 2 | end table | discard 7H")
+         "lay off 8H on run 2 | lay off 2C*=7 on set 0 | exchange 7H for 2C on meld 2 | "
+         "end table | discard 7H")
 
 
 class ActionFormatError(IllegalActionError):
@@ -93,8 +98,12 @@ def meld_run(cards: Iterable[int], meanings: Iterable[int]) -> RummyAction:
     return RummyAction(MELD_RUN, tuple(cards), tuple(meanings))
 
 
-def lay_off(card: int, meaning: int, meld: int) -> RummyAction:
-    return RummyAction(LAY_OFF, (card,), (meaning,), meld)
+def lay_off_set(card: int, rank: int, meld: int) -> RummyAction:
+    return RummyAction(LAY_OFF_SET, (card,), (rank,), meld)
+
+
+def lay_off_run(card: int, meaning: int, meld: int) -> RummyAction:
+    return RummyAction(LAY_OFF_RUN, (card,), (meaning,), meld)
 
 
 def exchange(natural: int, wild: int, meld: int) -> RummyAction:
@@ -118,14 +127,15 @@ def check_shape(action: object) -> RummyAction:
         raise ActionFormatError(f"{action!r} is not a Crazy Rummy action: {FORMS}", action)
     kind, cards, meanings, target = action
     if not _is_int(kind) or not 0 <= kind < len(KIND_NAMES):
-        raise ActionFormatError(f"unknown action kind {kind!r}: kinds are 0 to 7", action)
+        raise ActionFormatError(f"unknown action kind {kind!r}: kinds are 0 to 8", action)
     if not _int_tuple(cards) or not _int_tuple(meanings) or not _is_int(target):
         raise ActionFormatError(
             f"{action!r} is malformed: cards and meanings are tuples of ints, target an int", action
         )
     if any(not 0 <= c < 52 for c in cards):
         raise ActionFormatError(f"{action!r} names a card id outside 0..51", action)
-    want = {MELD_SET: None, MELD_RUN: None, LAY_OFF: (1, 1), EXCHANGE: (2, 0), DISCARD: (1, 0)}
+    want = {MELD_SET: None, MELD_RUN: None, LAY_OFF_SET: (1, 1), LAY_OFF_RUN: (1, 1),
+            EXCHANGE: (2, 0), DISCARD: (1, 0)}
     shape = want.get(kind, (0, 0))
     if shape is None:
         if len(meanings) != len(cards):
@@ -172,21 +182,11 @@ def action_name(action: RummyAction, wild_rank: int | None = None) -> str:
         return "discard " + card_name(a.cards[0])
     if a.kind == EXCHANGE:
         return f"exchange {card_name(a.cards[0])} for {card_name(a.cards[1])} on meld {a.target}"
-    run = a.kind in (MELD_RUN, LAY_OFF) and not _set_meaning(a)
+    run = a.kind not in SET_KINDS
     parts = " ".join(_card_text(c, m, run, wild_rank) for c, m in zip(a.cards, a.meanings))
-    if a.kind == LAY_OFF:
-        return f"lay off {parts} on meld {a.target}"
-    return ("meld set " if a.kind == MELD_SET else "meld run ") + parts
-
-
-def _set_meaning(action: RummyAction) -> bool:
-    """Whether a lay-off's meaning is a rank (onto a set) rather than a card id (onto a run).
-
-    A rank (1..13) and a card id (0..51) overlap, so a lay-off's text tells them apart by the
-    form of the meaning: a lay-off whose meaning is the card's own rank, or a wild declared
-    for a rank, is written as a rank when the card is not written as itself.
-    """
-    return False
+    if a.kind in (LAY_OFF_SET, LAY_OFF_RUN):
+        return f"lay off {parts} on {'run' if run else 'set'} {a.target}"
+    return ("meld run " if run else "meld set ") + parts
 
 
 def parse_action(text: str) -> RummyAction:
@@ -213,9 +213,11 @@ def _parse_words(words: list[str]) -> RummyAction:
         pairs = [_parse_card_meaning(w, run) for w in words[2:]]
         return RummyAction(MELD_RUN if run else MELD_SET, tuple(c for c, _ in pairs),
                            tuple(m for _, m in pairs))
-    if head == ["lay", "off"] and len(words) == 6 and words[3:5] == ["on", "meld"]:
-        card, meaning = _parse_lay_off_card(words[2])
-        return RummyAction(LAY_OFF, (card,), (meaning,), _parse_index(words[5]))
+    if head == ["lay", "off"] and len(words) == 6 and words[3] == "on" and words[4] in ("set", "run"):
+        run = words[4] == "run"
+        card, meaning = _parse_card_meaning(words[2], run)
+        return RummyAction(LAY_OFF_RUN if run else LAY_OFF_SET, (card,), (meaning,),
+                           _parse_index(words[5]))
     if words[:1] == ["exchange"] and len(words) == 7 and words[2] == "for" and words[4:6] == ["on", "meld"]:
         return RummyAction(EXCHANGE, (parse_card(words[1]), parse_card(words[3])), (),
                            _parse_index(words[6]))
@@ -234,17 +236,6 @@ def _parse_card_meaning(word: str, run: bool) -> tuple[int, int]:
     if not meaning_text:
         return card, card if run else card_rank(card)
     return card, parse_card(meaning_text) if run else parse_rank(meaning_text)
-
-
-def _parse_lay_off_card(word: str) -> tuple[int, int]:
-    """A lay-off's card: ``8H`` (itself), ``2C*=9H`` (onto a run) or ``2C*=7`` (onto a set)."""
-    card_text, _, meaning_text = word.partition("=")
-    card = parse_card(card_text.rstrip("*"))
-    if not meaning_text:
-        return card, card
-    if meaning_text[-1:].upper() in "CDHS♣♦♥♠" and len(meaning_text) >= 2:
-        return card, parse_card(meaning_text)
-    return card, parse_rank(meaning_text)
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -268,7 +259,8 @@ def action_from_json(data: Any) -> RummyAction:
         raise ActionFormatError(f"unknown action kind {kind!r}; kinds: {', '.join(KIND_NAMES)}", data)
     try:
         cards = _json_ints(data.get("cards", []), parse_card)
-        meanings = _json_ints(data.get("meanings", []), parse_card if kind != MELD_SET else parse_rank)
+        reader = parse_rank if kind in SET_KINDS else parse_card
+        meanings = _json_ints(data.get("meanings", []), reader)
     except (CardError, TypeError) as err:
         raise ActionFormatError(f"cannot read action {data!r}: {err}", data) from None
     target = data.get("target", -1)

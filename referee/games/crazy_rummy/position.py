@@ -1,0 +1,91 @@
+"""Set up a Crazy Rummy state at a chosen position, for tests and analysis.
+
+Why: the rules worth testing (a one-card turn, a wild exchange, the last stock card) are rare
+in a shuffled deal. :func:`arrange` replaces the current deal of a fresh state with the given
+hands, melds and piles, keeping every card of the pack somewhere so card conservation holds.
+An arranged state no longer follows from its seed, so its history does not replay; everything
+after the arrangement is ordinary play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from referee.games.base import RulesError
+from talon_sdk.cards import new_pack
+from talon_sdk.melds import Meld, MeldError, MeldRules, make_meld
+
+if TYPE_CHECKING:
+    from referee.games.crazy_rummy.state import CrazyRummyState
+
+
+def arrange(state: CrazyRummyState, hands: Sequence[Sequence[int]], *,
+            melds: Sequence[Meld] = (), discard: Sequence[int] = (),
+            stock_top: Sequence[int] = (), stock_size: int | None = None,
+            opened: Sequence[bool] | None = None, current: int = 0, turn: int = 2,
+            deal_number: int = 1, dealer: int | None = None) -> None:
+    """Make ``state`` a deal in progress, at the start of ``current``'s turn ``turn``.
+
+    * ``hands``: every seat's cards; ``melds``: the table (each checked, with its ``owner``);
+      ``discard``: the discard pile, bottom to top.
+    * The stock holds every other card of the pack, sorted, with ``stock_top`` on top (its
+      first card is drawn first). With ``stock_size`` the stock is cut to that many cards and
+      the rest goes under the discard pile.
+    * ``opened`` defaults to "owns a meld on the table". ``turn == 1`` starts the deal's first
+      turn (no draw); otherwise the turn starts with the draw. ``deal_number`` sets the wild
+      rank; ``dealer`` defaults to the seat before ``current``.
+    """
+    from referee.games.crazy_rummy.state import CrazyRummyState
+
+    if not isinstance(state, CrazyRummyState) or state._phase == 3:
+        raise RulesError("arrange needs a Crazy Rummy match in progress")
+    n = state.num_players
+    if len(hands) != n:
+        raise RulesError(f"arrange needs {n} hands, not {len(hands)}")
+    rules = state.rules
+    state._deal_no = deal_number
+    state._wild = rules.wild_ranks[deal_number - 1]
+    state._meld_rules = MeldRules(state._wild, state._meld_rules.ace_high, rules.decks,
+                                  rules.set_max, rules.allow_all_wild_melds)
+    table = [_checked(state, m) for m in melds]
+    pool = new_pack(rules.decks)
+    used = [c for h in hands for c in h] + [c for m in table for c in m.cards]
+    used += list(discard) + list(stock_top)
+    for card in used:
+        try:
+            pool.remove(card)
+        except ValueError:
+            raise RulesError(f"arrange: card {card} is used more often than the pack holds") from None
+    stock = sorted(pool, reverse=True) + list(reversed(stock_top))
+    under: list[int] = []
+    if stock_size is not None:
+        cut = len(stock) - stock_size
+        if cut < 0:
+            raise RulesError(f"arrange: only {len(stock)} cards are left for the stock")
+        under, stock = stock[:cut], stock[cut:]
+    state._hands = [sorted(h) for h in hands]
+    state._melds = table
+    state._discard = under + list(discard)
+    state._stock = stock
+    state._opened = list(opened) if opened is not None else [
+        any(m.owner == s for m in table) for s in range(n)]
+    state._dealer = (current - 1) % n if dealer is None else dealer
+    state._first_player = (state._dealer + 1) % n
+    state._turn = turn
+    state._events = [("deal", state._dealer, {"deal_number": deal_number, "arranged": True,
+                                              "wild_rank": state._wild})]
+    state._history = []
+    state._public = [[] for _ in range(n)]
+    state._legal = None
+    state._begin_turn(current)
+
+
+def _checked(state: CrazyRummyState, meld: Meld) -> Meld:
+    try:
+        checked = make_meld(meld.kind, meld.cards, meld.meanings, state._meld_rules, meld.owner)
+    except MeldError as err:
+        raise RulesError(f"arrange: {err}") from None
+    if checked.owner < 0 or checked.owner >= state.num_players:
+        raise RulesError(f"arrange: meld {meld} needs an owner seat")
+    return checked

@@ -1,0 +1,569 @@
+"""The Crazy Rummy rules engine: one match of 13 deals (spec Part A, preset ``standard``).
+
+The rules, as the engine plays them by default (PG-CR basic rules):
+
+* 3 to 6 players (2 with ``players = 2-6``, 10 cards each), one 52-card pack. Deal *k* makes
+  rank *k* wild: Aces in deal 1 .. Kings in deal 13 (``wild_sequence``).
+* The first dealer is drawn at random from the match's generator; the deal then passes one
+  seat clockwise (to the next seat number). The dealer deals 7 cards each, one at a time from
+  the dealer's left, and an 8th card to the first player (left of the dealer).
+* Turn: draw one card (stock top, or discard pile top), then any table actions (meld a set or a
+  run; once opened, lay off and exchange wilds), then discard one card. The first turn of a
+  deal has no draw. Going out = discarding one's last card; a final discard is always required.
+* One-card rule, stock exhaustion, the stall guard and scoring as in spec A.3 rules 18-23.
+
+Phases (``view["phase"]``): ``draw`` -> ``table`` -> ``discard``, then the next player's
+``draw``; ``over`` when the match has ended. The table phase ends with the ``end_table``
+action. When the rules allow no table action in a turn (``first_turn_meld = discard_only``,
+``no_meld_until_round_complete``, or a one-card turn of a player who has not opened) the turn
+goes straight from the draw to the discard [ENGINE DECISION].
+
+[ENGINE DECISION]s beyond those of the spec (documented to bot authors):
+
+1. Every card of a meld carries its declared meaning (see :mod:`.actions`); wilds are never
+   guessed.
+2. The first dealer is ``rng.randrange(players)`` rather than a draw for lowest card: the same
+   uniform choice, with one call to the match generator.
+3. Lay-offs are one card per action; exchanges only after drawing (never on the first turn of a
+   deal); a one-card turn allows one lay-off and then goes to the discard (spec rule 18).
+4. Stock exhaustion: the deal ends when the player who drew the last stock card discards
+   without going out (rule 19(b)). With ``reshuffle`` (``turn_over``) the discard pile except
+   its top card becomes the new stock, shuffled (turned over, oldest card on top) at that
+   moment; if that leaves no stock, the deal ends as exhausted.
+5. Stall guard: a deal whose turn number reaches ``max_turns_per_deal`` (40 x players) ends
+   after that turn's discard and is scored with every player counting their hand (or voided).
+6. The discard pile is shown in full (spec rule 27); hands are never revealed, not even after
+   a deal: events carry scores only.
+7. Standings: lowest total first; equal totals share a place (``tie_policy = shared``).
+8. Scores of a deal are multiplied (``double_when_wild_in``) after the go-out bonus is added.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from referee.games.base import Event, IllegalActionError, MatchState, shared_places
+from referee.games.crazy_rummy import actions as acts
+from referee.games.crazy_rummy.actions import RummyAction
+from referee.games.crazy_rummy.rules import CrazyRummyRules
+from referee.games.crazy_rummy.table import (
+    MUST_RECLAIMED,
+    MUST_TAKEN,
+    TablePlan,
+    list_table_actions,
+    must_text,
+    plan_table_action,
+)
+from talon_sdk.cards import card_name, shuffled_pack
+from talon_sdk.melds import Meld, MeldRules, find_lay_offs, find_melds
+
+DRAW, TABLE, DISCARD, OVER = range(4)
+PHASE_NAMES = ("draw", "table", "discard", "over")
+
+
+class CrazyRummyState(MatchState[CrazyRummyRules]):
+    """A Crazy Rummy match; see the module docstring and :mod:`referee.games.base`."""
+
+    game = "crazy-rummy"
+
+    # Match-wide fields.
+    _rng: random.Random
+    _events: list[tuple[str, int, dict[str, Any]]]
+    _history: list[tuple[int, RummyAction]]
+    _scores: list[int]
+    _deal_scores: list[list[int]]
+    _deals_won: list[int]
+    _legal: list[RummyAction] | None
+    # The deal: who deals, what is wild, where every card is. ``_public[s]`` lists the cards of
+    # seat s's hand every seat knows of (taken from the discard pile or by an exchange).
+    _deal_no: int
+    _dealer: int
+    _first_player: int
+    _wild: int
+    _meld_rules: MeldRules
+    _hands: list[list[int]]
+    _public: list[list[int]]
+    _stock: list[int]
+    _discard: list[int]
+    _melds: list[Meld]
+    _opened: list[bool]
+    # The turn.
+    _turn: int
+    _cur: int
+    _phase: int
+    _drawn: int
+    _taken_in_hand: bool
+    _must_place: int
+    _must_why: str
+    _drew_last: bool
+    _one_card: bool
+    _held: int
+    _laid_one: bool
+
+    def __init__(self, rules: CrazyRummyRules, players: int, seed: int) -> None:
+        rules.check_players(players)
+        self.rules = rules
+        self.num_players = players
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._events = []
+        self._history = []
+        self._scores = [0] * players
+        self._deal_scores = []
+        self._deals_won = [0] * players
+        self._deal_no = 0
+        self._dealer = self._rng.randrange(players)
+        self._legal = None
+        self._start_deal()
+
+    # --- the contract's read side ---------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        return -1 if self._phase == OVER else self._cur
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return [Event(kind, seat, data) for kind, seat, data in self._events]
+
+    @property
+    def history(self) -> Sequence[tuple[int, RummyAction]]:
+        return list(self._history)
+
+    @property
+    def hand_number(self) -> int:
+        return self._deal_no
+
+    @property
+    def hand_scores(self) -> Sequence[Sequence[int]]:
+        return [list(s) for s in self._deal_scores]
+
+    @property
+    def scores(self) -> Sequence[int]:
+        return list(self._scores)
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[self._phase]
+
+    @property
+    def wild_rank(self) -> int:
+        return self._wild
+
+    @property
+    def melds(self) -> Sequence[Meld]:
+        return list(self._melds)
+
+    def hand(self, seat: int) -> list[int]:
+        """The cards of ``seat``, sorted (the engine's own hand list: do not mutate)."""
+        return self._hands[seat]
+
+    def standings(self) -> list[int]:
+        """Places by lowest total; ``deals_won_then_worst_deal`` breaks ties before sharing."""
+        if self.rules.tie_policy == "shared":
+            return shared_places(self._scores, lower_is_better=True)
+        keys = [
+            (self._scores[s], -self._deals_won[s],
+             max((d[s] for d in self._deal_scores), default=0))
+            for s in range(self.num_players)
+        ]
+        return [1 + sum(1 for other in keys if other < mine) for mine in keys]
+
+    def card_count(self) -> int:
+        return (len(self._stock) + len(self._discard) + sum(len(h) for h in self._hands)
+                + sum(len(m.cards) for m in self._melds))
+
+    # --- legal actions ----------------------------------------------------------------------
+
+    def legal_actions(self) -> list[RummyAction]:
+        """Every legal action in the draw and discard phases; a canonical subset plus
+        ``end_table`` in the table phase (``apply`` accepts any legal table action)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[RummyAction]:
+        if self._phase == OVER:
+            return []
+        if self._phase == DRAW:
+            out = [RummyAction(acts.DRAW_STOCK)]
+            if self._discard_draw_problem() is None:
+                out.append(RummyAction(acts.DRAW_DISCARD))
+            return out
+        if self._phase == DISCARD:
+            return [RummyAction(acts.DISCARD, (c,)) for c in sorted(set(self.hand(self._cur)))
+                    if self._discard_problem(c) is None]
+        return list_table_actions(self)
+
+    def is_legal(self, action: RummyAction) -> bool:
+        """Whether ``apply(action)`` would succeed (tries it on a clone)."""
+        try:
+            self.clone().apply(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    # --- apply --------------------------------------------------------------------------------
+
+    def apply(self, action: RummyAction) -> None:
+        if self._phase == OVER:
+            raise IllegalActionError("illegal: the match is over", action)
+        a = acts.check_shape(action)
+        seat = self._cur
+        handler = self._handlers().get((self._phase, a.kind))
+        if handler is None:
+            raise IllegalActionError(self._wrong_phase(a), action)
+        handler(a)
+        self._history.append((seat, a))
+        self._legal = None
+
+    def _handlers(self) -> dict[tuple[int, int], Callable[[RummyAction], None]]:
+        table = {(TABLE, k): self._table_action for k in
+                 (acts.MELD_SET, acts.MELD_RUN, acts.LAY_OFF_SET, acts.LAY_OFF_RUN, acts.EXCHANGE)}
+        return {
+            (DRAW, acts.DRAW_STOCK): self._draw_stock,
+            (DRAW, acts.DRAW_DISCARD): self._draw_discard,
+            (TABLE, acts.END_TABLE): self._end_table,
+            (DISCARD, acts.DISCARD): self._discard_action,
+            **table,
+        }
+
+    def _wrong_phase(self, action: RummyAction) -> str:
+        kind = acts.KIND_NAMES[action.kind]
+        if self._phase == DRAW:
+            return f"illegal: {kind} in the draw phase: draw first (draw stock or draw discard)"
+        if self._phase == TABLE:
+            if action.kind in (acts.DRAW_STOCK, acts.DRAW_DISCARD):
+                why = ("the first turn of a deal has no draw" if self._drawn < 0
+                       else "you have already drawn this turn")
+                return f"illegal: {why}; meld, lay off, exchange or end table"
+            return "illegal: end the table phase (end table) before you discard"
+        if action.kind in (acts.DRAW_STOCK, acts.DRAW_DISCARD):
+            return "illegal: you have already drawn this turn; discard one card"
+        return "illegal: the table phase is over (or not open to you this turn); discard one card"
+
+    # --- draw ---------------------------------------------------------------------------------
+
+    def _draw_stock(self, action: RummyAction) -> None:
+        if not self._stock:  # pragma: no cover - a deal ends before the stock can run dry
+            raise IllegalActionError("illegal: the stock is empty", action)
+        card = self._stock.pop()
+        self._receive(card)
+        self._drew_last = not self._stock
+        self._log("draw", self._cur, source="stock")
+        self._after_draw()
+
+    def _discard_draw_problem(self) -> str | None:
+        """Why the current player may not take the top discard, or None."""
+        if not self._discard:
+            return "the discard pile is empty"
+        if self._one_card:
+            return ("you began this turn holding one card: the one-card rule says you must draw "
+                    "from the stock")
+        if self.rules.discard_take_must_meld and not self._can_place(self._discard[-1]):
+            return (f"with discard_take_must_meld = on you may take {card_name(self._discard[-1])}"
+                    f" only if you can meld it or lay it off at once, and you cannot")
+        return None
+
+    def _can_place(self, card: int) -> bool:
+        """Whether ``card``, once taken, could go on the table straight away."""
+        if not self._table_allowed():
+            return False
+        hand = self.hand(self._cur) + [card]
+        if find_melds(hand, self._meld_rules, leave=1, must_include=card):
+            return True
+        return self._opened[self._cur] and any(
+            lay.card == card for lay in find_lay_offs(hand, self._melds, self._meld_rules)
+        )
+
+    def _draw_discard(self, action: RummyAction) -> None:
+        problem = self._discard_draw_problem()
+        if problem is not None:
+            raise IllegalActionError("illegal: " + problem, action)
+        card = self._discard.pop()
+        self._receive(card)
+        self._taken_in_hand = True
+        self._public[self._cur].append(card)
+        if self.rules.discard_take_must_meld:
+            self._must_place, self._must_why = card, MUST_TAKEN
+        self._log("draw", self._cur, source="discard", card=card)
+        self._after_draw()
+
+    def _receive(self, card: int) -> None:
+        bisect.insort(self._hands[self._cur], card)
+        self._drawn = card
+
+    def _after_draw(self) -> None:
+        self._phase = TABLE if self._table_allowed() else DISCARD
+
+    def _table_allowed(self) -> bool:
+        """Whether the rules allow any table action in the current turn."""
+        if self._turn == 1 and self.rules.first_turn_meld == "discard_only":
+            return False
+        if self.rules.no_meld_until_round_complete and self._turn <= self.num_players:
+            return False
+        return not (self._one_card and not self._opened[self._cur])
+
+    # --- table ------------------------------------------------------------------------------
+
+    def _table_action(self, action: RummyAction) -> None:
+        plan = plan_table_action(self, action)
+        self._commit(plan)
+
+    def _commit(self, plan: TablePlan) -> None:
+        seat = self._cur
+        self._hands[seat] = plan.hand
+        if plan.meld_index < 0:
+            self._melds.append(plan.meld)
+        else:
+            self._melds[plan.meld_index] = plan.meld
+        if plan.opens:
+            self._opened[seat] = True
+        if self._taken_in_hand and self._drawn in plan.placed:
+            self._taken_in_hand = False
+        public = self._public[seat]
+        for card in plan.placed:
+            if card in public:
+                public.remove(card)
+        if plan.gained >= 0:
+            public.append(plan.gained)
+        if self._must_place >= 0 and self._must_place in plan.placed:
+            self._must_place = -1
+        if plan.must_place >= 0:
+            self._must_place, self._must_why = plan.must_place, MUST_RECLAIMED
+        self._log(plan.event, seat, **plan.event_data)
+        if self._one_card:
+            self._phase = DISCARD  # a one-card turn allows a single lay-off (rule 18)
+            self._laid_one = True
+
+    def _end_table(self, action: RummyAction) -> None:
+        if self._must_place >= 0:
+            raise IllegalActionError("illegal: " + must_text(self), action)
+        self._phase = DISCARD
+
+    # --- discard and the end of a turn -------------------------------------------------------
+
+    def _discard_problem(self, card: int) -> str | None:
+        hand = self.hand(self._cur)
+        if card not in hand:
+            return f"you do not hold {card_name(card)}"
+        if self._one_card and not self._laid_one and card != self._held:
+            return (f"one-card rule: you did not go out, so you keep the card you drew "
+                    f"({card_name(self._drawn)}) and discard the card you held "
+                    f"({card_name(self._held)})")
+        if (not self.rules.may_discard_card_just_taken and self._taken_in_hand
+                and card == self._drawn and hand.count(card) < 2):
+            return (f"you may not discard {card_name(card)}, the card you just took from the "
+                    f"discard pile (may_discard_card_just_taken = off)")
+        return None
+
+    def _discard_action(self, action: RummyAction) -> None:
+        card = action.cards[0]
+        problem = self._discard_problem(card)
+        if problem is not None:
+            raise IllegalActionError("illegal: " + problem, action)
+        seat = self._cur
+        self._hands[seat].remove(card)
+        if card in self._public[seat]:
+            self._public[seat].remove(card)
+        self._discard.append(card)
+        self._log("discard", seat, card=card)
+        if not self._hands[seat]:
+            self._log("go_out", seat)
+            self._end_deal("went_out", seat)
+            return
+        if self._drew_last and not self._refill_stock():
+            self._end_deal("stock_exhausted", -1)
+            return
+        if self._turn >= self.rules.turn_limit(self.num_players):
+            resolution = self.rules.stall_resolution
+            self._log("stalled", -1, turns=self._turn, resolution=resolution)
+            self._end_deal("stalled", -1)
+            return
+        self._turn += 1
+        self._begin_turn((seat + 1) % self.num_players)
+
+    def _refill_stock(self) -> bool:
+        """Stock exhaustion (rule 19(b)): end the deal, or make a new stock; True if play goes on."""
+        mode = self.rules.stock_exhausted
+        rest = self._discard[:-1]
+        if mode == "end_deal" or not rest:
+            self._log("stock_exhausted", self._cur, resolution="end_deal", stock_size=0)
+            return False
+        if mode == "reshuffle":
+            self._rng.shuffle(rest)
+            self._stock = rest
+        else:
+            self._stock = rest[::-1]
+        self._discard = self._discard[-1:]
+        self._log("stock_exhausted", self._cur, resolution=mode, stock_size=len(self._stock))
+        return True
+
+    # --- deals -----------------------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        """Deal the next deal (rules 5-7): the dealer passes clockwise after the first."""
+        n = self.num_players
+        if self._deal_no:
+            self._dealer = (self._dealer + 1) % n
+        self._deal_no += 1
+        rules = self.rules
+        self._wild = rules.wild_ranks[self._deal_no - 1]
+        self._meld_rules = MeldRules(self._wild, rules.ace_in_runs == "high_or_low", rules.decks,
+                                     rules.set_max, rules.allow_all_wild_melds)
+        pack = shuffled_pack(rules.decks, self._rng)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(rules.cards_per_hand(n) * n):
+            hands[(self._dealer + 1 + i) % n].append(pack.pop())
+        first = (self._dealer + 1) % n if rules.first_player == "left_of_dealer" else self._dealer
+        hands[first].append(pack.pop())
+        self._first_player = first
+        self._hands = [sorted(h) for h in hands]
+        self._stock = pack
+        self._discard = []
+        self._melds = []
+        self._opened = [False] * n
+        self._public = [[] for _ in range(n)]
+        self._turn = 1
+        self._log("deal", self._dealer, deal_number=self._deal_no, wild_rank=self._wild,
+                  first_player=first, hand_sizes=[len(h) for h in self._hands],
+                  stock_size=len(self._stock))
+        self._begin_turn(first)
+
+    def _begin_turn(self, seat: int) -> None:
+        self._cur = seat
+        self._drawn = -1
+        self._taken_in_hand = False
+        self._must_place = -1
+        self._must_why = ""
+        self._drew_last = False
+        self._laid_one = False
+        hand = self._hands[seat]
+        self._one_card = self.rules.one_card_rule and len(hand) == 1
+        self._held = hand[0] if self._one_card else -1
+        if self._turn == 1:
+            self._phase = TABLE if self._table_allowed() else DISCARD
+        else:
+            self._phase = DRAW
+
+    def _end_deal(self, reason: str, out_seat: int) -> None:
+        """Score the deal (rule 21), then deal again or end the match (rule 22)."""
+        n = self.num_players
+        rules = self.rules
+        if reason == "stalled" and rules.stall_resolution == "void":
+            points = [0] * n
+        else:
+            points = [rules.go_out_bonus if s == out_seat else
+                      sum(rules.card_value(c, self._wild) for c in self._hands[s])
+                      for s in range(n)]
+        factor = rules.deal_multiplier(self._wild)
+        points = [p * factor for p in points]
+        if out_seat >= 0:
+            self._deals_won[out_seat] += 1
+        self._deal_scores.append(points)
+        self._scores = [a + b for a, b in zip(self._scores, points)]
+        self._log("deal_end", -1, deal_number=self._deal_no, reason=reason,
+                  went_out=out_seat if out_seat >= 0 else None, deal_scores=list(points),
+                  scores=list(self._scores))
+        if self._deal_no < rules.num_deals:
+            self._start_deal()
+            return
+        self._phase = OVER
+        self._cur = -1
+        self._log("match_end", -1, scores=list(self._scores), standings=self.standings())
+
+    def _log(self, kind: str, seat: int, /, **data: Any) -> None:
+        self._events.append((kind, seat, data))
+
+    # --- views, copies, names ----------------------------------------------------------------
+
+    def view(self, seat: int) -> dict[str, Any]:
+        from referee.games.crazy_rummy.views import build_view
+
+        return build_view(self, seat)
+
+    def clone(self) -> CrazyRummyState:
+        new = object.__new__(CrazyRummyState)
+        new.__dict__.update(self.__dict__)
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new._hands = [list(h) for h in self._hands]
+        new._stock = list(self._stock)
+        new._discard = list(self._discard)
+        new._melds = list(self._melds)
+        new._opened = list(self._opened)
+        new._public = [list(p) for p in self._public]
+        new._scores = list(self._scores)
+        new._deal_scores = [list(d) for d in self._deal_scores]
+        new._deals_won = list(self._deals_won)
+        new._events = list(self._events)
+        new._history = list(self._history)
+        return new
+
+    def redeal_hidden(self, seat: int, rng: random.Random) -> None:
+        """Deal anew every card ``seat`` cannot see: the stock and the other hands, except the
+        cards known to be there (taken from the discard pile or by an exchange).
+
+        The current player's one-card-turn card and drawn card follow their places in the hand,
+        so the turn's rules still hold; the match generator is reseeded from ``rng``.
+        """
+        others = [s for s in range(self.num_players) if s != seat]
+        pool = list(self._stock)
+        slots: list[tuple[int, int]] = []
+        for s in others:
+            known = list(self._public[s])
+            for i, card in enumerate(self._hands[s]):
+                if card in known:
+                    known.remove(card)
+                else:
+                    slots.append((s, i))
+                    pool.append(card)
+        marks = self._turn_marks(seat)
+        rng.shuffle(pool)
+        self._stock = pool[:len(self._stock)]
+        for (s, i), card in zip(slots, pool[len(self._stock):]):
+            self._hands[s][i] = card
+        if marks:
+            hand = self._hands[self._cur]
+            self._held = hand[marks[0]] if marks[0] >= 0 else self._held
+            self._drawn = hand[marks[1]] if marks[1] >= 0 else self._drawn
+        for s in others:
+            self._hands[s].sort()
+        self._rng = random.Random(rng.getrandbits(64))
+        self._legal = None
+
+    def _turn_marks(self, seat: int) -> tuple[int, int] | None:
+        """Places in the current hand of the held and the drawn card, when hidden from ``seat``."""
+        if self._cur == seat or self._phase == OVER:
+            return None
+        hand = self._hands[self._cur]
+        taken: list[int] = []
+        for card in (self._held, -1 if self._taken_in_hand else self._drawn):
+            place = next((i for i, c in enumerate(hand) if c == card and i not in taken), -1)
+            taken.append(place)
+        return taken[0], taken[1]
+
+    def action_name(self, action: RummyAction) -> str:
+        return acts.action_name(action, self._wild)
+
+    def parse_action(self, text: str) -> RummyAction:
+        return acts.parse_action(text)
+
+    def action_to_json(self, action: RummyAction) -> dict[str, Any]:
+        return acts.action_to_json(action)
+
+    def action_from_json(self, data: Any) -> RummyAction:
+        return acts.action_from_json(data)
+
+    @classmethod
+    def from_position(cls, rules: CrazyRummyRules, players: int, hands: Sequence[Sequence[int]],
+                      **position: Any) -> CrazyRummyState:
+        """A state set up at a chosen position: for tests and analysis (see :mod:`.position`)."""
+        from referee.games.crazy_rummy.position import arrange
+
+        state = cls(rules, players, position.pop("seed", 0))
+        arrange(state, hands, **position)
+        return state

@@ -1,0 +1,533 @@
+"""Crazy Rummy melds: what makes a set or a run, and a finder that lists the melds, lay-offs and
+wild exchanges open to a hand (rules spec Part A, rules 8-14; section 2 rule 3).
+
+Why it lives in the SDK: in the table phase the referee cannot list every legal action, so it
+validates what a bot proposes, and the bot needs the very same rules to propose something
+legal. One pure module serves both, so they never disagree. It depends only on the standard
+library and :mod:`talon_sdk.cards`.
+
+Declared meanings (the spec's [ENGINE DECISION]: every card in a meld carries what it stands for)
+
+* **run** (``kind == RUN``): ``cards`` and ``meanings`` are in position order, low to high.
+  ``meanings[i]`` is the card id that position stands for. A natural card stands for itself; a
+  wild for the card declared, which its position fixes for the rest of the deal. With
+  ``ace_high`` an Ace may follow a King (Q K A); it keeps the Ace's card id and its place at the
+  top of the order says it is high. A run is never longer than 13 cards and never wraps (K A 2).
+* **set** (``kind == SET``): every meaning is the set's rank (1..13). A wild in a set stands for
+  "a card of that rank in a suit that is missing", so it names no suit.
+
+A **wild** is any card of the deal's wild rank. A **natural** is any other card; it can only
+stand for itself. A card "stands for itself" when it is a natural, or a wild declared as its own
+identity (``7H`` as ``7H`` in a run, or as a 7 in a set when 7s are wild). With
+``allow_all_wild`` off a meld needs at least one card that stands for itself [ENGINE DECISION],
+so in the Aces-wild deal ``AC AD AH`` is still a set (spec A.3 rule 10).
+
+With two packs (``decks == 2``) a set may hold two naturals of one suit and up to ``set_max``
+cards; a run still holds each position once.
+
+Every ``make_*`` function raises :class:`MeldError` whose message says why, in words for a bot's
+author; the finders only return options those functions accept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from itertools import combinations
+from typing import NamedTuple
+
+from talon_sdk.cards import (
+    NUM_CARDS,
+    NUM_RANKS,
+    RANK_NAMES,
+    SUIT_WORDS,
+    Card,
+    card_name,
+    card_rank,
+    card_suit,
+    cards_name,
+    make_card,
+)
+
+SET, RUN = 0, 1
+KIND_NAMES = ("set", "run")
+MAX_RUN = 13
+"""The longest run: every rank once (A..K, or 2..A with the Ace high)."""
+
+
+class MeldError(ValueError):
+    """A meld, lay-off or exchange the rules forbid; ``str(err)`` says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MeldRules:
+    """The switches that shape melds in one deal.
+
+    ``set_max`` is the largest set (4 with one pack, 8 or 4 with two); ``ace_high`` lets an Ace
+    follow a King in a run (``ace_in_runs = high_or_low``).
+    """
+
+    wild_rank: int
+    ace_high: bool = False
+    decks: int = 1
+    set_max: int = 4
+    allow_all_wild: bool = True
+
+
+class Meld(NamedTuple):
+    """A meld on the table (or proposed): see the module docstring for ``meanings``."""
+
+    kind: int
+    cards: tuple[int, ...]
+    meanings: tuple[int, ...]
+    owner: int = -1
+
+
+class LayOff(NamedTuple):
+    """Put ``card`` from the hand on meld number ``meld``, standing for ``meaning``."""
+
+    card: int
+    meaning: int
+    meld: int
+
+
+class Exchange(NamedTuple):
+    """Put ``natural`` from the hand in place of the wild ``wild`` in meld number ``meld``."""
+
+    natural: int
+    wild: int
+    meld: int
+
+
+# --- small facts ---------------------------------------------------------------------------------
+
+
+def is_wild(card: Card, wild_rank: int) -> bool:
+    """Whether ``card`` is wild in a deal where ``wild_rank`` is wild."""
+    return card % NUM_RANKS + 1 == wild_rank
+
+
+def run_span(meld: Meld) -> tuple[int, int, int]:
+    """``(suit, low, high)`` of a run; ``high`` is 14 when an Ace follows the King."""
+    first = meld.meanings[0]
+    low = card_rank(first)
+    return card_suit(first), low, low + len(meld.cards) - 1
+
+
+def position_card(suit: int, value: int) -> Card:
+    """The card at rank value ``value`` (1..14, 14 = high Ace) of ``suit``."""
+    return make_card(1 if value == 14 else value, suit)
+
+
+def room(meld: Meld, rules: MeldRules) -> int:
+    """How many more cards ``meld`` can take by lay-offs."""
+    if meld.kind == SET:
+        return rules.set_max - len(meld.cards)
+    return MAX_RUN - len(meld.cards)
+
+
+def natural_suit_count(meld: Meld, suit: int, wild_rank: int) -> int:
+    """How many naturals of ``suit`` a set holds (wilds in a set name no suit)."""
+    return sum(1 for c in meld.cards if c // NUM_RANKS == suit and not is_wild(c, wild_rank))
+
+
+def _rank_word(rank: int) -> str:
+    return RANK_NAMES[rank] if 1 <= rank <= NUM_RANKS else str(rank)
+
+
+def _check_ids(cards: Sequence[int], what: str) -> None:
+    for card in cards:
+        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < NUM_CARDS:
+            raise MeldError(f"{what} {card!r} is not a card id (0 to 51)")
+
+
+def _missing_text(suit: int, values: Iterable[int]) -> str:
+    names = [card_name(position_card(suit, v)) for v in values]
+    if len(names) > 4:
+        return f"{names[0]} to {names[-1]} ({len(names)} cards) are missing"
+    return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} missing"
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+
+def make_meld(kind: int, cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
+              owner: int = -1) -> Meld:
+    """The meld ``cards`` declared as ``meanings``, in canonical order, or :class:`MeldError`."""
+    if kind == SET:
+        return make_set(cards, meanings, rules, owner)
+    if kind == RUN:
+        return make_run(cards, meanings, rules, owner)
+    raise MeldError(f"unknown meld kind {kind!r}: 0 is a set, 1 is a run")
+
+
+def _check_shape(cards: Sequence[int], meanings: Sequence[int], what: str) -> None:
+    if len(cards) != len(meanings):
+        raise MeldError(
+            f"a {what} needs one meaning per card: {len(cards)} cards, {len(meanings)} meanings"
+        )
+    _check_ids(cards, "card")
+
+
+def make_set(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
+             owner: int = -1) -> Meld:
+    """A set (spec A.3 rule 8): 3 to ``set_max`` cards standing for one rank."""
+    _check_shape(cards, meanings, "set")
+    shown = cards_name(cards)
+    if not 3 <= len(cards) <= rules.set_max:
+        raise MeldError(f"{shown} is not a set: a set holds 3 to {rules.set_max} cards")
+    rank = meanings[0]
+    if any(m != rank for m in meanings) or not isinstance(rank, int) or not 1 <= rank <= NUM_RANKS:
+        raise MeldError(
+            f"{shown} is not a set: every card of a set stands for the set's rank, so every "
+            f"meaning must be the same rank (1 = Ace .. 13 = King)"
+        )
+    per_suit = [0, 0, 0, 0]
+    for card in cards:
+        if is_wild(card, rules.wild_rank):
+            continue
+        if card_rank(card) != rank:
+            raise MeldError(
+                f"{shown} is not a set of {_rank_word(rank)}s: {card_name(card)} is not a "
+                f"{_rank_word(rank)} and is not wild"
+            )
+        per_suit[card_suit(card)] += 1
+        if per_suit[card_suit(card)] > rules.decks:
+            raise MeldError(
+                f"{shown} is not a set: it holds {card_name(card)} "
+                f"{'twice' if rules.decks == 1 else 'more than twice'}; the naturals of a set "
+                f"must be of different suits"
+            )
+    if not rules.allow_all_wild and not any(card_rank(c) == rank for c in cards):
+        raise MeldError(
+            f"{shown} is all wild cards, and all-wild melds are off (allow_all_wild_melds): "
+            f"at least one card must stand for itself"
+        )
+    ordered = tuple(sorted(c for c in cards if not is_wild(c, rules.wild_rank))) + tuple(
+        sorted(c for c in cards if is_wild(c, rules.wild_rank))
+    )
+    return Meld(SET, ordered, (rank,) * len(cards), owner)
+
+
+def make_run(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
+             owner: int = -1) -> Meld:
+    """A run (spec A.3 rule 9): 3 to 13 consecutive cards of one suit, no wrap-around."""
+    _check_shape(cards, meanings, "run")
+    _check_ids(meanings, "meaning")
+    shown = cards_name(cards)
+    if not 3 <= len(cards) <= MAX_RUN:
+        raise MeldError(f"{shown} is not a run: a run holds 3 to {MAX_RUN} cards")
+    for card, meaning in zip(cards, meanings):
+        if meaning != card and not is_wild(card, rules.wild_rank):
+            raise MeldError(
+                f"{card_name(card)} is not wild ({_rank_word(rules.wild_rank)}s are wild this "
+                f"deal), so it can only stand for itself, not for {card_name(meaning)}"
+            )
+    suits = sorted({card_suit(m) for m in meanings})
+    if len(suits) > 1:
+        words = " and ".join(SUIT_WORDS[s] for s in suits)
+        raise MeldError(f"{shown} is not a run: a run is all one suit, this one mixes {words}")
+    suit = suits[0]
+    ranks = [card_rank(m) for m in meanings]
+    for meaning in meanings:
+        if ranks.count(card_rank(meaning)) > 1:
+            raise MeldError(
+                f"{shown} is not a run: two cards stand for {card_name(meaning)}"
+            )
+    rank_set = set(ranks)
+    ace_top = 1 in rank_set and NUM_RANKS in rank_set and 2 not in rank_set
+    values = [14 if (r == 1 and ace_top and rules.ace_high) else r for r in ranks]
+    low, high = min(values), max(values)
+    if high - low + 1 != len(values):
+        if ace_top and not rules.ace_high and _consecutive([14 if r == 1 else r for r in ranks]):
+            raise MeldError(
+                f"{shown} is not a run: the Ace is low only (ace_in_runs = low), so it cannot "
+                f"follow the King"
+            )
+        missing = [v for v in range(low, high + 1) if v not in set(values)]
+        raise MeldError(
+            f"{shown} is not a run: {_missing_text(suit, missing)} and no wild stands for "
+            f"{'it' if len(missing) == 1 else 'them'}"
+        )
+    if not rules.allow_all_wild and not any(c == m for c, m in zip(cards, meanings)):
+        raise MeldError(
+            f"{shown} is all wild cards, and all-wild melds are off (allow_all_wild_melds): "
+            f"at least one card must stand for itself"
+        )
+    order = sorted(range(len(cards)), key=lambda i: values[i])
+    return Meld(RUN, tuple(cards[i] for i in order), tuple(meanings[i] for i in order), owner)
+
+
+def _consecutive(values: Sequence[int]) -> bool:
+    return max(values) - min(values) + 1 == len(values)
+
+
+def lay_off(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
+    """``meld`` with ``card`` added, standing for ``meaning`` (spec A.3 rule 12.2).
+
+    A run grows at either end; a set takes one more card of its rank while it has room.
+    """
+    _check_ids((card,), "card")
+    wild = is_wild(card, rules.wild_rank)
+    if meld.kind == SET:
+        rank = meld.meanings[0]
+        if meaning != rank:
+            raise MeldError(
+                f"this is a set of {_rank_word(rank)}s: a card laid off on it stands for a "
+                f"{_rank_word(rank)}, so its meaning must be {rank}"
+            )
+        if len(meld.cards) >= rules.set_max:
+            raise MeldError(f"the set of {_rank_word(rank)}s is full ({rules.set_max} cards)")
+        if not wild:
+            if card_rank(card) != rank:
+                raise MeldError(
+                    f"{card_name(card)} is not a {_rank_word(rank)} and is not wild, so it "
+                    f"cannot join the set of {_rank_word(rank)}s"
+                )
+            if natural_suit_count(meld, card_suit(card), rules.wild_rank) >= rules.decks:
+                raise MeldError(f"the set of {_rank_word(rank)}s already holds {card_name(card)}")
+        return meld._replace(cards=meld.cards + (card,), meanings=meld.meanings + (rank,))
+    _check_ids((meaning,), "meaning")
+    if not wild and meaning != card:
+        raise MeldError(
+            f"{card_name(card)} is not wild, so it can only stand for itself, not for "
+            f"{card_name(meaning)}"
+        )
+    suit, low, high = run_span(meld)
+    shown = cards_name(meld.meanings)
+    if len(meld.cards) >= MAX_RUN:
+        raise MeldError(f"the run {shown} is complete (13 cards): nothing can extend it")
+    value = card_rank(meaning)
+    if card_suit(meaning) == suit and value == low - 1:
+        return meld._replace(cards=(card,) + meld.cards, meanings=(meaning,) + meld.meanings)
+    top_ok = high < NUM_RANKS or (rules.ace_high and high == NUM_RANKS)
+    if card_suit(meaning) == suit and top_ok and (value == high + 1 or (value == 1 and high == 13)):
+        return meld._replace(cards=meld.cards + (card,), meanings=meld.meanings + (meaning,))
+    ends = []
+    if low > 1:
+        ends.append(card_name(position_card(suit, low - 1)))
+    if top_ok:
+        ends.append(card_name(position_card(suit, high + 1)))
+    can = " or ".join(ends) if ends else "nothing"
+    raise MeldError(
+        f"{card_name(meaning)} does not extend the run {shown}: it can only take {can}"
+    )
+
+
+def exchange(meld: Meld, natural: Card, wild: Card, rules: MeldRules) -> Meld:
+    """``meld`` with the wild ``wild`` replaced by ``natural`` (spec A.3 rule 14)."""
+    _check_ids((natural, wild), "card")
+    if is_wild(natural, rules.wild_rank):
+        raise MeldError(
+            f"{card_name(natural)} is itself wild: an exchange puts the natural card a wild "
+            f"stands for in its place"
+        )
+    if not is_wild(wild, rules.wild_rank):
+        raise MeldError(f"{card_name(wild)} is not a wild card, so it cannot be exchanged")
+    if meld.kind == RUN:
+        for pos, (card, meaning) in enumerate(zip(meld.cards, meld.meanings)):
+            if meaning == natural and is_wild(card, rules.wild_rank):
+                if card != wild:
+                    raise MeldError(
+                        f"the wild standing for {card_name(natural)} is {card_name(card)}, "
+                        f"not {card_name(wild)}"
+                    )
+                cards = meld.cards[:pos] + (natural,) + meld.cards[pos + 1:]
+                return meld._replace(cards=cards)
+        raise MeldError(
+            f"no wild in the run {cards_name(meld.meanings)} stands for {card_name(natural)}: "
+            f"in a run a wild can only be taken by the exact card it stands for"
+        )
+    rank = meld.meanings[0]
+    if card_rank(natural) != rank:
+        raise MeldError(
+            f"{card_name(natural)} is not a {_rank_word(rank)}: only a "
+            f"{_rank_word(rank)} can take a wild from the set of {_rank_word(rank)}s"
+        )
+    if wild not in meld.cards:
+        raise MeldError(f"the set of {_rank_word(rank)}s holds no {card_name(wild)}")
+    if natural_suit_count(meld, card_suit(natural), rules.wild_rank) >= rules.decks:
+        raise MeldError(
+            f"the set of {_rank_word(rank)}s already holds {card_name(natural)}: a wild stands "
+            f"for a missing suit"
+        )
+    pos = meld.cards.index(wild)
+    return meld._replace(cards=meld.cards[:pos] + (natural,) + meld.cards[pos + 1:])
+
+
+# --- the finder ----------------------------------------------------------------------------------
+
+
+def find_melds(hand: Sequence[Card], rules: MeldRules, *, leave: int = 1,
+               must_include: Card | None = None) -> list[Meld]:
+    """A canonical list of the new melds ``hand`` can lay down.
+
+    ``leave`` cards must stay in the hand (a final discard is always required, so 1). With
+    ``must_include`` only melds holding that card are listed. The list is complete up to the
+    choice of wilds: every set of naturals with every number of wilds, every run window with the
+    naturals it covers and wilds in its gaps (a wild that is the gap's own card is preferred),
+    and all-wild sets of the wild rank. All-wild runs and other all-wild sets are legal but not
+    listed.
+    """
+    largest = len(hand) - leave
+    if largest < 3:
+        return []
+    wilds = sorted(c for c in hand if is_wild(c, rules.wild_rank))
+    forced_wild = must_include is not None and is_wild(must_include, rules.wild_rank)
+    if forced_wild:
+        wilds.remove(must_include)  # type: ignore[arg-type]
+        wilds.insert(0, must_include)  # type: ignore[arg-type]
+    naturals = sorted(c for c in hand if not is_wild(c, rules.wild_rank))
+    found = _find_sets(naturals, wilds, rules, largest)
+    found.extend(_find_runs(naturals, wilds, rules, largest, forced_wild))
+    if must_include is not None:
+        found = [m for m in found if must_include in m.cards]
+    return found
+
+
+def _find_sets(naturals: list[Card], wilds: list[Card], rules: MeldRules,
+               largest: int) -> list[Meld]:
+    by_rank: dict[int, list[Card]] = {}
+    for card in naturals:
+        by_rank.setdefault(card_rank(card), []).append(card)
+    top = min(rules.set_max, largest)
+    found: list[Meld] = []
+    for rank, group in by_rank.items():
+        seen: set[tuple[int, ...]] = set()
+        for size in range(1, min(len(group), top) + 1):
+            for combo in combinations(group, size):
+                if combo in seen or not _suits_fit(combo, rules.decks):
+                    continue
+                seen.add(combo)
+                for extra in range(max(0, 3 - size), min(len(wilds), top - size) + 1):
+                    cards = combo + tuple(wilds[:extra])
+                    found.append(Meld(SET, cards, (rank,) * len(cards)))
+    for size in range(3, min(len(wilds), top) + 1):
+        found.append(Meld(SET, tuple(wilds[:size]), (rules.wild_rank,) * size))
+    return found
+
+
+def _suits_fit(cards: Sequence[Card], decks: int) -> bool:
+    suits = [c // NUM_RANKS for c in cards]
+    return all(suits.count(s) <= decks for s in set(suits))
+
+
+def _find_runs(naturals: list[Card], wilds: list[Card], rules: MeldRules, largest: int,
+               forced_wild: bool) -> list[Meld]:
+    found: list[Meld] = []
+    top = 14 if rules.ace_high else NUM_RANKS
+    for suit in range(4):
+        present = {card_rank(c): c for c in naturals if c // NUM_RANKS == suit}
+        if not present:
+            continue
+        if rules.ace_high and 1 in present:
+            present[14] = present[1]
+        for low in range(1, top - 1):
+            ceiling = min(low + MAX_RUN - 1, NUM_RANKS if low == 1 else top, low + largest - 1)
+            gaps: list[int] = []
+            covered = 0
+            for high in range(low, ceiling + 1):
+                if high in present:
+                    covered += 1
+                else:
+                    gaps.append(high)
+                    if len(gaps) > len(wilds):
+                        break
+                if high - low >= 2 and covered:
+                    found.append(_window(suit, low, high, present, gaps, wilds, forced_wild))
+    return found
+
+
+def _window(suit: int, low: int, high: int, present: dict[int, Card], gaps: list[int],
+            wilds: list[Card], forced_wild: bool) -> Meld:
+    pool = list(wilds)
+    filler: dict[int, Card] = {}
+    if forced_wild and gaps:
+        filler[gaps[0]] = pool.pop(0)
+    for value in gaps:
+        own = position_card(suit, value)
+        if value not in filler and own in pool:
+            filler[value] = own
+            pool.remove(own)
+    for value in gaps:
+        if value not in filler:
+            filler[value] = pool.pop(0)
+    cards = tuple(present[v] if v in present else filler[v] for v in range(low, high + 1))
+    meanings = tuple(position_card(suit, v) for v in range(low, high + 1))
+    return Meld(RUN, cards, meanings)
+
+
+def find_lay_offs(hand: Sequence[Card], melds: Sequence[Meld], rules: MeldRules, *,
+                  leave: int = 1) -> list[LayOff]:
+    """Every lay-off of one card from ``hand`` onto ``melds`` (indexes into ``melds``).
+
+    A wild on a run is listed once per open end. Nothing is listed when the lay-off would leave
+    fewer than ``leave`` cards in the hand. Whether the player has opened is the caller's
+    business.
+    """
+    if len(hand) - 1 < leave:
+        return []
+    distinct = sorted(set(hand))
+    found: list[LayOff] = []
+    for index, meld in enumerate(melds):
+        if meld.kind == SET:
+            found.extend(_set_lay_offs(index, meld, distinct, rules))
+        else:
+            found.extend(_run_lay_offs(index, meld, distinct, rules))
+    return found
+
+
+def _set_lay_offs(index: int, meld: Meld, distinct: list[Card], rules: MeldRules) -> list[LayOff]:
+    if len(meld.cards) >= rules.set_max:
+        return []
+    rank = meld.meanings[0]
+    found: list[LayOff] = []
+    for card in distinct:
+        if is_wild(card, rules.wild_rank) or (
+            card_rank(card) == rank
+            and natural_suit_count(meld, card_suit(card), rules.wild_rank) < rules.decks
+        ):
+            found.append(LayOff(card, rank, index))
+    return found
+
+
+def _run_lay_offs(index: int, meld: Meld, distinct: list[Card], rules: MeldRules) -> list[LayOff]:
+    if len(meld.cards) >= MAX_RUN:
+        return []
+    suit, low, high = run_span(meld)
+    ends: list[Card] = []
+    if low > 1:
+        ends.append(position_card(suit, low - 1))
+    if high < NUM_RANKS or (rules.ace_high and high == NUM_RANKS):
+        end = position_card(suit, high + 1)
+        if end not in ends:
+            ends.append(end)
+    found: list[LayOff] = []
+    for card in distinct:
+        if is_wild(card, rules.wild_rank):
+            found.extend(LayOff(card, end, index) for end in ends)
+        elif card in ends:
+            found.append(LayOff(card, card, index))
+    return found
+
+
+def find_exchanges(hand: Sequence[Card], melds: Sequence[Meld], rules: MeldRules) -> list[Exchange]:
+    """Every wild exchange ``hand`` can make on ``melds`` (whether allowed now is the caller's)."""
+    held = sorted(set(hand))
+    found: list[Exchange] = []
+    for index, meld in enumerate(melds):
+        if meld.kind == RUN:
+            for card, meaning in zip(meld.cards, meld.meanings):
+                if (is_wild(card, rules.wild_rank) and not is_wild(meaning, rules.wild_rank)
+                        and meaning in held):
+                    found.append(Exchange(meaning, card, index))
+            continue
+        rank = meld.meanings[0]
+        wild_ids = sorted({c for c in meld.cards if is_wild(c, rules.wild_rank)})
+        if rank == rules.wild_rank or not wild_ids:
+            continue
+        for card in held:
+            if (card_rank(card) == rank and not is_wild(card, rules.wild_rank)
+                    and natural_suit_count(meld, card_suit(card), rules.wild_rank) < rules.decks):
+                found.extend(Exchange(card, wild, index) for wild in wild_ids)
+    return found
