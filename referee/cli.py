@@ -30,6 +30,10 @@ def _register() -> None:
     main.add_command(play)
     main.add_command(replay)
     bench.add_command(bench_referee)
+    from referee.cli_tournament import ratings, report
+
+    main.add_command(ratings)
+    main.add_command(report)
 
 
 _register()
