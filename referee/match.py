@@ -241,7 +241,7 @@ class _Match:
 
     async def _welcome(self) -> None:
         rules = gpb.RuleSet(game=self.config.game, preset=self.config.preset,
-                            overrides_json=_json(self.rules.overrides()))
+                            overrides_json=_json(self.rules.overrides()), switches_json=_json(self.rules.switches()))
         clocks = bpb.Clocks(decision_ms=self.clocks.decision_ms, bank_ms=self.clocks.bank_ms,
                             max_strikes=self.clocks.max_strikes)
         names = [s.spec.label for s in self.seats]
@@ -405,12 +405,7 @@ class _Match:
 
 def _complete(state: MatchState[Any]) -> bool:
     """Whether legal_actions() lists every legal action (not in Rummy's table phase)."""
-    if state.game == "crazy-eights":
-        return True
-    flag = getattr(state, "legal_actions_complete", None)
-    if isinstance(flag, bool):
-        return flag
-    return bool(flag()) if callable(flag) else True
+    return state.game == "crazy-eights" or getattr(state, "phase", "") != "table"
 
 
 def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:

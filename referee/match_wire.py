@@ -18,8 +18,8 @@ from referee.games import Event, IllegalActionError, MatchState
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 
-_SKIPPED_KEYS = frozenset({"game"})
-"""View keys carried elsewhere on the wire (the oneof names the game)."""
+_SKIPPED_KEYS = frozenset({"game", "rules"})
+"""View keys carried elsewhere on the wire: the oneof names the game, the Welcome the rules."""
 
 
 class ProtocolViolation(Exception):
@@ -32,8 +32,9 @@ def _int_lists(value: Sequence[Sequence[int]]) -> list[gpb.IntList]:
 
 def _melds(value: Sequence[Mapping[str, Any]]) -> list[gpb.Meld]:
     return [
-        gpb.Meld(owner=m["owner"], kind=m["kind"], cards=m["cards"], meanings=m.get("meanings") or [])
-        for m in value
+        gpb.Meld(index=m.get("index", i), owner=m["owner"], kind=m["kind"], cards=m["cards"],
+                 meanings=m.get("meanings") or [])
+        for i, m in enumerate(value)
     ]
 
 
@@ -144,23 +145,12 @@ class GameCodec:
 
 def rummy_action_proto(action: Any) -> gpb.CrazyRummyAction:
     """A Crazy Rummy action (the engine's tuple) as a proto."""
-    target = getattr(action, "target", None)
-    return gpb.CrazyRummyAction(
-        kind=action.kind,
-        cards=list(action.cards or ()),
-        meanings=list(getattr(action, "meanings", None) or ()),
-        target=-1 if target is None else target,
-    )
+    return gpb.CrazyRummyAction(kind=action[0], cards=action[1], meanings=action[2], target=action[3])
 
 
 def rummy_action_json(msg: gpb.CrazyRummyAction) -> dict[str, Any]:
     """The JSON form the Rummy engine reads, from a proto."""
-    return {
-        "kind": msg.kind,
-        "cards": list(msg.cards),
-        "meanings": list(msg.meanings),
-        "target": None if msg.target < 0 else msg.target,
-    }
+    return {"kind": msg.kind, "cards": list(msg.cards), "meanings": list(msg.meanings), "target": msg.target}
 
 
 class EventCache:

@@ -260,7 +260,7 @@ class RefereeService:
     async def _play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         link = await self._authenticate(context)
         link.attach(context)
-        reader = asyncio.ensure_future(_read(link, context))
+        reader = asyncio.ensure_future(_read(link, context, self.config.max_message_bytes))
         try:
             await link.finished.wait()
         finally:
@@ -301,7 +301,7 @@ async def _refuse(context: grpc.aio.ServicerContext[Any, Any], code: grpc.Status
     raise RuntimeError("unreachable: context.abort returned")
 
 
-async def _read(link: SeatLink, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+async def _read(link: SeatLink, context: grpc.aio.ServicerContext[Any, Any], limit: int) -> None:
     """The one reader of a stream: every message goes to the link until EOF or a flood."""
     try:
         while True:
@@ -310,7 +310,7 @@ async def _read(link: SeatLink, context: grpc.aio.ServicerContext[Any, Any]) -> 
                 # A message over the size limit also ends here: gRPC refuses it (the bot gets
                 # RESOURCE_EXHAUSTED) and the server sees only the end of the stream.
                 link.lost("the stream ended before the match did: the bot closed it, or gRPC refused a "
-                          "message over the size limit")
+                          f"message over the {limit}-byte limit")
                 return
             if not link.receive(message):
                 return

@@ -151,6 +151,11 @@ class ProcessSandbox(Sandbox):
         self._handles.append(handle)
         return handle
 
+    @property
+    def handles(self) -> list[ProcessHandle]:
+        """Every bot this sandbox started and has not closed (stopped ones keep their logs)."""
+        return list(self._handles)
+
     async def close(self) -> None:
         """Stop every bot this sandbox started."""
         handles, self._handles = self._handles, []

@@ -58,9 +58,35 @@ class GreedyBot(Bot):
     # --- Crazy Rummy ------------------------------------------------------------------------
 
     def decide_rummy(self, view):
-        from talon_sdk.rummy_strategy import greedy_rummy_action
+        legal = view.legal_actions
+        if view.phase == "draw":
+            take = [a for a in legal if a.kind_name == "draw_discard"]
+            if take and view.discard_pile and self.fits_a_meld(view, view.discard_pile[-1]):
+                return take[0]
+            return next(a for a in legal if a.kind_name == "draw_stock")
+        if view.phase == "table":
+            melds = [a for a in legal if a.kind_name.startswith("meld")]
+            if melds:  # meld early: the biggest meld first
+                return max(melds, key=lambda a: (len(a.cards), a))
+            lay_offs = [a for a in legal if a.kind_name.startswith("lay_off")]
+            if lay_offs:
+                return lay_offs[0]
+            return next((a for a in legal if a.kind_name == "end_table"), legal[0])
+        # discard: the highest card that is not a wild
+        def cost(action):
+            card = action.cards[0]
+            rank = card_rank(card)
+            wild = rank == view.wild_rank
+            return (not wild, 10 if rank >= 10 else rank, action)
 
-        return greedy_rummy_action(view)
+        return max(legal, key=cost)
+
+    @staticmethod
+    def fits_a_meld(view, card):
+        from talon_sdk import melds
+
+        hand = list(view.hand) + [card]
+        return bool(melds.find_melds(hand, view.meld_rules(), leave=1, must_include=card))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from talon_sdk.bot import Bot
     from talon_sdk.cards import card_name, card_rank, card_suit, parse_card, parse_cards, suit_name
     from talon_sdk.client import SessionError, play_seat, run
+    from talon_sdk.rummy_views import RummyAction, RummyView
     from talon_sdk.views import Decision, EightsAction, EightsView, Event, make_view
 
 _HOMES = {
@@ -21,6 +22,7 @@ _HOMES = {
     "card_name": "cards", "card_rank": "cards", "card_suit": "cards", "parse_card": "cards",
     "parse_cards": "cards", "suit_name": "cards",
     "SessionError": "client", "play_seat": "client", "run": "client",
+    "RummyAction": "rummy_views", "RummyView": "rummy_views",
     "Decision": "views", "EightsAction": "views", "EightsView": "views", "Event": "views", "make_view": "views",
 }
 

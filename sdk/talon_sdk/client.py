@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import os
 import sys
@@ -61,12 +62,9 @@ def encode_action(action: Any) -> gpb.Action:
         return gpb.Action(text=action)
     if isinstance(action, int) and not isinstance(action, bool):
         return gpb.Action(crazy_eights=action)
-    kind = getattr(action, "kind", None)
-    if isinstance(kind, str) and hasattr(action, "cards"):
-        target = getattr(action, "target", None)
-        return gpb.Action(crazy_rummy=gpb.CrazyRummyAction(
-            kind=kind, cards=list(action.cards or ()), meanings=list(getattr(action, "meanings", None) or ()),
-            target=-1 if target is None else int(target)))
+    if isinstance(action, tuple) and len(action) == 4 and isinstance(action[0], int):
+        kind, cards, meanings, target = action
+        return gpb.Action(crazy_rummy=gpb.CrazyRummyAction(kind=kind, cards=cards, meanings=meanings, target=target))
     raise TypeError(f"decide() returned {action!r}: return one of view.legal_actions or an action's text "
                     "such as 'draw'")
 
@@ -81,6 +79,7 @@ async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutc
     await call.write(bpb.BotMessage(hello=bpb.Hello(token=token, bot_name=bot.display_name,
                                                     client_version=CLIENT_VERSION)))
     match_id, seat, decisions, errors, result = "", -1, 0, 0, None
+    switches: dict[str, Any] = {}
     try:
         while True:
             message = await call.read()
@@ -89,13 +88,14 @@ async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutc
             which = message.WhichOneof("message")
             if which == "request":
                 request = message.request
-                action = bot.decide(make_view(request))
+                action = bot.decide(make_view(request, switches))
                 await call.write(bpb.BotMessage(answer=bpb.Answer(request_id=request.request_id,
                                                                   action=encode_action(action))))
                 decisions += 1
             elif which == "welcome":
                 welcome = message.welcome
                 match_id, seat = welcome.match_id, welcome.seat
+                switches = json.loads(welcome.rules.switches_json or "{}")
                 LOGGER.info("playing seat %d of match %s (%s %s, %d seats)", seat, match_id, welcome.rules.game,
                             welcome.rules.preset, welcome.num_players)
                 bot.on_start(welcome)

@@ -210,15 +210,15 @@ def _decision(request: Any) -> Decision:
     )
 
 
-def make_view(request: Any) -> Any:
-    """The typed view of a ``DecisionRequest`` (by game)."""
+def make_view(request: Any, switches: dict[str, Any] | None = None) -> Any:
+    """The typed view of a ``DecisionRequest`` (by game); ``switches`` from the Welcome."""
     which = request.WhichOneof("view")
     if which == "crazy_eights":
         return eights_view(request)
     if which == "crazy_rummy":
         from talon_sdk.rummy_views import rummy_view
 
-        return rummy_view(request)
+        return rummy_view(request, switches)
     raise ValueError(f"the request carries no view this SDK knows ({which!r}); upgrade talon-sdk")
 
 

@@ -14,14 +14,16 @@ class IntList(_message.Message):
     def __init__(self, values: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RuleSet(_message.Message):
-    __slots__ = ("game", "preset", "overrides_json")
+    __slots__ = ("game", "preset", "overrides_json", "switches_json")
     GAME_FIELD_NUMBER: _ClassVar[int]
     PRESET_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_JSON_FIELD_NUMBER: _ClassVar[int]
+    SWITCHES_JSON_FIELD_NUMBER: _ClassVar[int]
     game: str
     preset: str
     overrides_json: str
-    def __init__(self, game: _Optional[str] = ..., preset: _Optional[str] = ..., overrides_json: _Optional[str] = ...) -> None: ...
+    switches_json: str
+    def __init__(self, game: _Optional[str] = ..., preset: _Optional[str] = ..., overrides_json: _Optional[str] = ..., switches_json: _Optional[str] = ...) -> None: ...
 
 class CrazyEightsView(_message.Message):
     __slots__ = ("seat", "num_players", "hand_number", "dealer", "current_player", "phase", "hand", "top_card", "suit_to_follow", "named_suit", "pile", "stock_size", "hand_sizes", "direction", "pending_draw", "drawn_this_turn", "drawn_card", "scores", "hand_scores", "personal_scores", "wild_ranks", "turn", "preset")
@@ -74,21 +76,28 @@ class CrazyEightsView(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., current_player: _Optional[int] = ..., phase: _Optional[str] = ..., hand: _Optional[_Iterable[int]] = ..., top_card: _Optional[int] = ..., suit_to_follow: _Optional[int] = ..., named_suit: _Optional[int] = ..., pile: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., direction: _Optional[int] = ..., pending_draw: _Optional[int] = ..., drawn_this_turn: _Optional[int] = ..., drawn_card: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., hand_scores: _Optional[_Iterable[_Union[IntList, _Mapping]]] = ..., personal_scores: _Optional[_Iterable[int]] = ..., wild_ranks: _Optional[_Iterable[int]] = ..., turn: _Optional[int] = ..., preset: _Optional[str] = ...) -> None: ...
 
 class Meld(_message.Message):
-    __slots__ = ("owner", "kind", "cards", "meanings")
+    __slots__ = ("index", "owner", "kind", "cards", "meanings")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     MEANINGS_FIELD_NUMBER: _ClassVar[int]
+    index: int
     owner: int
     kind: str
     cards: _containers.RepeatedScalarFieldContainer[int]
     meanings: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, owner: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[int]] = ..., meanings: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, index: _Optional[int] = ..., owner: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[int]] = ..., meanings: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CrazyRummyView(_message.Message):
-    __slots__ = ("seat", "num_players", "current_player", "phase", "wild_rank", "hand", "discard_pile", "stock_size", "hand_sizes", "opened", "melds", "scores", "deal_scores", "turn", "one_card_turn", "drawn_card", "deal_number", "dealer", "preset", "extra_json")
+    __slots__ = ("preset", "seat", "num_players", "deal_number", "num_deals", "dealer", "first_player", "current_player", "phase", "wild_rank", "hand", "discard_pile", "stock_size", "hand_sizes", "opened", "melds", "scores", "deal_scores", "deals_won", "turn", "max_turns", "one_card_turn", "drawn_card", "must_place", "first_turn", "extra_json")
+    PRESET_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    NUM_DEALS_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
     CURRENT_PLAYER_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     WILD_RANK_FIELD_NUMBER: _ClassVar[int]
@@ -100,15 +109,21 @@ class CrazyRummyView(_message.Message):
     MELDS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     DEAL_SCORES_FIELD_NUMBER: _ClassVar[int]
+    DEALS_WON_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    MAX_TURNS_FIELD_NUMBER: _ClassVar[int]
     ONE_CARD_TURN_FIELD_NUMBER: _ClassVar[int]
     DRAWN_CARD_FIELD_NUMBER: _ClassVar[int]
-    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
-    DEALER_FIELD_NUMBER: _ClassVar[int]
-    PRESET_FIELD_NUMBER: _ClassVar[int]
+    MUST_PLACE_FIELD_NUMBER: _ClassVar[int]
+    FIRST_TURN_FIELD_NUMBER: _ClassVar[int]
     EXTRA_JSON_FIELD_NUMBER: _ClassVar[int]
+    preset: str
     seat: int
     num_players: int
+    deal_number: int
+    num_deals: int
+    dealer: int
+    first_player: int
     current_player: int
     phase: str
     wild_rank: int
@@ -120,14 +135,15 @@ class CrazyRummyView(_message.Message):
     melds: _containers.RepeatedCompositeFieldContainer[Meld]
     scores: _containers.RepeatedScalarFieldContainer[int]
     deal_scores: _containers.RepeatedCompositeFieldContainer[IntList]
+    deals_won: _containers.RepeatedScalarFieldContainer[int]
     turn: int
+    max_turns: int
     one_card_turn: bool
     drawn_card: int
-    deal_number: int
-    dealer: int
-    preset: str
+    must_place: int
+    first_turn: bool
     extra_json: str
-    def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., current_player: _Optional[int] = ..., phase: _Optional[str] = ..., wild_rank: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., opened: _Optional[_Iterable[bool]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., deal_scores: _Optional[_Iterable[_Union[IntList, _Mapping]]] = ..., turn: _Optional[int] = ..., one_card_turn: _Optional[bool] = ..., drawn_card: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., preset: _Optional[str] = ..., extra_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, preset: _Optional[str] = ..., seat: _Optional[int] = ..., num_players: _Optional[int] = ..., deal_number: _Optional[int] = ..., num_deals: _Optional[int] = ..., dealer: _Optional[int] = ..., first_player: _Optional[int] = ..., current_player: _Optional[int] = ..., phase: _Optional[str] = ..., wild_rank: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., opened: _Optional[_Iterable[bool]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., deal_scores: _Optional[_Iterable[_Union[IntList, _Mapping]]] = ..., deals_won: _Optional[_Iterable[int]] = ..., turn: _Optional[int] = ..., max_turns: _Optional[int] = ..., one_card_turn: _Optional[bool] = ..., drawn_card: _Optional[int] = ..., must_place: _Optional[int] = ..., first_turn: _Optional[bool] = ..., extra_json: _Optional[str] = ...) -> None: ...
 
 class CrazyRummyAction(_message.Message):
     __slots__ = ("kind", "cards", "meanings", "target")
@@ -135,11 +151,11 @@ class CrazyRummyAction(_message.Message):
     CARDS_FIELD_NUMBER: _ClassVar[int]
     MEANINGS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    kind: str
+    kind: int
     cards: _containers.RepeatedScalarFieldContainer[int]
     meanings: _containers.RepeatedScalarFieldContainer[int]
     target: int
-    def __init__(self, kind: _Optional[str] = ..., cards: _Optional[_Iterable[int]] = ..., meanings: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ...) -> None: ...
+    def __init__(self, kind: _Optional[int] = ..., cards: _Optional[_Iterable[int]] = ..., meanings: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("crazy_eights", "crazy_rummy", "text")
