@@ -25,6 +25,8 @@ from referee.sandbox.image import LATEST_TAG
 
 BOT_REPOSITORY_PREFIX = "talon/bot-"
 _SKIP_NAMES = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}
+_NETWORK_SIGNS = ("Temporary failure in name resolution", "Network is unreachable",
+                  "Could not resolve", "NewConnectionError", "No matching distribution")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +62,8 @@ def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
     """Plain words for a failed ``docker build``: the failing step and its last output."""
     lines = [str(entry.get("stream", "")).rstrip() for entry in error.build_log]
     steps = [line for line in lines if line.startswith("Step ")]
-    output = [line for line in lines if line and not line.startswith(("Step ", " ---> "))]
+    output = [line for line in lines if line and not line.startswith(
+        ("Step ", " ---> ", "Removing intermediate container"))]
     hint = ""
     reason = str(error.msg)
     if "pull access denied" in reason or "lookup" in reason or "dial tcp" in reason:
@@ -68,7 +71,7 @@ def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
             "\nNo image can be pulled here: the Dockerfile must start with "
             "'ARG TALON_BASE=talon/bot-base:latest' and 'FROM ${TALON_BASE}'."
         )
-    elif "Temporary failure in name resolution" in reason or "Network is unreachable" in reason:
+    elif any(sign in "\n".join(output) for sign in _NETWORK_SIGNS):
         hint = "\nBuilds have no network: bundle what the bot needs in its directory."
     return (
         f"the Dockerfile of bot {bot.name!r} ({bot.directory / 'Dockerfile'}) failed to build"

@@ -1,0 +1,93 @@
+"""``talon bot new`` / ``talon bot build`` on the real engine: a new bot builds and starts;
+broken ones are reported in plain words."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docker
+from click.testing import CliRunner, Result
+
+from referee.cli import main
+
+DOCKERFILE = """\
+ARG TALON_BASE=talon/bot-base:latest
+FROM ${TALON_BASE}
+COPY bot.py /bot/bot.py
+"""
+
+
+def _bot(tmp_path: Path, name: str, bot_py: str, extra_dockerfile: str = "") -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "bot.py").write_text(bot_py)
+    (directory / "Dockerfile").write_text(DOCKERFILE + extra_dockerfile)
+    return directory
+
+
+def _build(directory: Path, *options: str) -> Result:
+    return CliRunner().invoke(main, ["bot", "build", str(directory), *options])
+
+
+def test_new_bot_builds_and_starts(docker_client: docker.DockerClient, base_image: str,
+                                   tmp_path: Path) -> None:
+    made = CliRunner().invoke(main, ["bot", "new", "fresh_bot", "--dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    dockerfile = (tmp_path / "fresh_bot" / "Dockerfile").read_text()
+    assert "ARG TALON_BASE=talon/bot-base:latest\nFROM ${TALON_BASE}\n" in dockerfile
+    assert "class FreshBot(Bot)" in (tmp_path / "fresh_bot" / "bot.py").read_text()
+    built = _build(tmp_path / "fresh_bot")
+    assert built.exit_code == 0, built.output
+    assert "check: bot 'fresh_bot' started and connected to the referee socket" in built.output
+    again = CliRunner().invoke(main, ["bot", "new", "fresh_bot", "--dir", str(tmp_path)])
+    assert again.exit_code == 1 and "already exists" in again.output
+
+
+def test_failing_dockerfile_step_is_named(docker_client: docker.DockerClient, base_image: str,
+                                          tmp_path: Path) -> None:
+    directory = _bot(tmp_path, "broken", "print('x')\n", "RUN echo about to fail && false\n")
+    result = _build(directory)
+    assert result.exit_code == 1
+    assert "the Dockerfile of bot 'broken'" in result.output
+    assert re.search(r"failed to build at Step \d+/\d+ : RUN echo about to fail && false",
+                     result.output)
+    assert "\n  about to fail\n" in result.output
+    assert "intermediate container" not in result.output
+
+
+def test_build_has_no_network(docker_client: docker.DockerClient, base_image: str,
+                              tmp_path: Path) -> None:
+    fetch = ("RUN python3 -c \"import socket; socket.create_connection(('192.0.2.1', 80), 2)\"\n")
+    result = _build(_bot(tmp_path, "fetcher", "print('x')\n", fetch))
+    assert result.exit_code == 1
+    assert "Network is unreachable" in result.output
+    assert "Builds have no network" in result.output
+
+
+def test_bot_that_cannot_start_is_reported(docker_client: docker.DockerClient, base_image: str,
+                                           tmp_path: Path) -> None:
+    directory = _bot(tmp_path, "needs_numpy", "import numpy\n")
+    result = _build(directory)
+    assert result.exit_code == 1
+    assert "bot 'needs_numpy' exited with code 1" in result.output
+    assert "before connecting to the referee" in result.output
+    assert "ModuleNotFoundError: No module named 'numpy'" in result.output
+
+
+def test_bot_that_never_connects_is_reported(docker_client: docker.DockerClient,
+                                             base_image: str, tmp_path: Path) -> None:
+    directory = _bot(tmp_path, "sleeper", "import time\ntime.sleep(600)\n")
+    result = _build(directory, "--timeout", "3")
+    assert result.exit_code == 1
+    assert "did not connect to the referee within 3 s" in result.output
+    assert "talon_sdk's run()" in result.output
+
+
+def test_missing_pieces_are_named(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _build(empty)
+    assert result.exit_code == 1 and "has no bot.py" in result.output
+    bad = CliRunner().invoke(main, ["bot", "new", "9 lives", "--dir", str(tmp_path)])
+    assert bad.exit_code == 1 and "must start with a letter" in bad.output
