@@ -30,8 +30,9 @@ def _register() -> None:
     main.add_command(play)
     main.add_command(replay)
     bench.add_command(bench_referee)
-    from referee.cli_tournament import ratings, report
+    from referee.cli_tournament import ratings, report, tournament
 
+    main.add_command(tournament)
     main.add_command(ratings)
     main.add_command(report)
 

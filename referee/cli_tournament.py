@@ -88,3 +88,99 @@ def report(db: Path, out: Path, samples: int, bootstrap_seed: int, anchor: str |
     config, table = _load(db, samples, bootstrap_seed, anchor)
     out.write_text(html_report(table, config), encoding="utf-8")
     click.echo(f"wrote {out}")
+
+
+def _overrides(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. match_hands=1", param_hint="--set")
+        out[name.strip()] = value.strip()
+    return out
+
+
+@click.command()
+@click.option("--game", required=True, type=click.Choice(["crazy-eights", "crazy-rummy"]), help="The game.")
+@click.option("--rules", "preset", required=True, help="The rules preset (see `talon rules`).")
+@click.option("--set", "sets", multiple=True, metavar="SWITCH=VALUE", help="Override one rule switch.")
+@click.option("--table-size", required=True, type=int, help="Players per match (2-7 Crazy Eights, 2-6 Crazy Rummy).")
+@click.option("--bots", "bot_dirs", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Bot directories (the bot's name is the directory's name): --bots a b c, or repeat --bots.")
+@click.argument("more_bots", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--deal-groups", required=True, type=click.IntRange(1), help="Deal groups per table.")
+@click.option("--seed", required=True, type=click.IntRange(0, 2**63 - 1), help="The tournament seed.")
+@DB_OPTION
+@click.option("--resume", is_flag=True, help="Continue the tournament stored in --db (same settings).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=1, show_default=True, help="Matches at once.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default="process",
+              show_default=True, help="Where bots run.")
+@click.option("--tables", type=click.IntRange(1), help="Play this many tables (a balanced subset); default: all.")
+@click.option("--gauntlet", "challenger", help="Gauntlet mode: this bot against the rest of the field.")
+@click.option("--decision-ms", type=click.IntRange(1, 600_000), help="Time per decision (match loop default).")
+@click.option("--bank-ms", type=click.IntRange(0, 3_600_000), help="Time bank per seat and match.")
+@click.option("--max-strikes", type=click.IntRange(1), help="Failures before the fallback keeps the seat.")
+@click.option("--replays", "replay_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each match's replay into this directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final ratings as JSON rows.")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@SAMPLES_OPTION
+def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, bot_dirs: tuple[Path, ...],
+               more_bots: tuple[Path, ...], deal_groups: int, seed: int, db: Path, resume: bool, concurrency: int,
+               sandbox_kind: str, tables: int | None, challenger: str | None, decision_ms: int | None,
+               bank_ms: int | None, max_strikes: int | None, replay_dir: Path | None, as_json: bool, quiet: bool,
+               samples: int) -> None:
+    """Play a round robin of deal groups (one deal per seat rotation) into --db, then rate it."""
+    import asyncio
+
+    from referee.sandbox.base import BotSpec, SandboxError
+    from referee.tournament.config import ConfigError, TournamentConfig
+    from referee.tournament.runner import Progress, run_tournament, tournament_options
+    from referee.tournament.store import StoreError, TournamentStore
+
+    try:
+        specs = [BotSpec.from_dir(d) for d in (*bot_dirs, *more_bots)]
+        config = TournamentConfig.make(
+            game=game, rules=preset, table_size=table_size, bots=[s.name for s in specs], seed=seed,
+            deal_groups=deal_groups, mode="gauntlet" if challenger else "round-robin", challenger=challenger,
+            tables=tables, sandbox=sandbox_kind, rule_overrides=_overrides(sets),
+            options=tournament_options(specs, decision_ms, bank_ms, max_strikes),
+        )
+        _check_rules(config)
+    except (SandboxError, ConfigError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+
+    def progress(p: Progress) -> None:
+        if quiet:
+            return
+        top = ", ".join(f"{r.bot} {r.mu:.1f}" for r in p.live.table()[:3])
+        click.echo(f"groups {p.groups_done}/{p.groups_total}, {p.matches_played} matches played; "
+                   f"provisional: {top}", err=True)
+
+    try:
+        with TournamentStore.open(db, config, resume=resume) as store:
+            asyncio.run(run_tournament(store, {s.name: s for s in specs}, concurrency=concurrency,
+                                       replay_dir=replay_dir, on_progress=progress))
+    except (StoreError, ConfigError, SandboxError) as err:
+        raise click.ClickException(str(err)) from None
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished deal groups are saved in {db}; continue with the same "
+                   "command plus --resume", err=True)
+        sys.exit(130)
+    from referee.tournament.report import leaderboard, rows
+
+    _, table = _load(db, samples, 0, None)
+    if as_json:
+        click.echo(json.dumps(rows(table), indent=1))
+    else:
+        from rich.console import Console
+
+        Console(file=sys.stdout).print(leaderboard(table, title=f"Ratings: {db.name}"))
+
+
+def _check_rules(config: TournamentConfig) -> None:
+    """Refuse rules the engine refuses, before any bot starts."""
+    from referee.games import make_rules
+
+    rules = make_rules(config.game, config.rules, dict(config.rule_overrides))
+    rules.check_players(config.table_size)

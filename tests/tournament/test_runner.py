@@ -1,0 +1,139 @@
+"""The runner end to end: real bots (processes), the real match loop, real SQLite files.
+
+The three test bots differ only in how often they play a random legal action instead of a
+greedy one (strong 0 %, medium 50 %, weak 100 %), and seed that randomness from the match id
+and seat, so a tournament replays exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.sandbox.base import BotSpec
+from referee.tournament.config import ConfigError, TournamentConfig
+from referee.tournament.runner import check_bots, tournament_options
+from referee.tournament.store import TournamentStore
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = Path(__file__).resolve().parent / "bots"
+TALON = [sys.executable, "-c", "from referee.cli import main; main()"]
+
+
+def command(db: Path, *extra: str, groups: int = 6) -> list[str]:
+    return [
+        *TALON, "tournament", "--game", "crazy-eights", "--rules", "classic",
+        "--set", "match_end=hands", "--set", "match_hands=1", "--table-size", "2",
+        "--bots", str(BOTS / "strong"), str(BOTS / "medium"), str(BOTS / "weak"),
+        "--deal-groups", str(groups), "--seed", "7", "--db", str(db), "--bootstrap", "200", "--quiet", *extra,
+    ]
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below ``root`` (bots run in sessions of their own, not in its group)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [root]
+    while frontier:
+        pid = frontier.pop()
+        children = [child for child, parent in parents.items() if parent == pid]
+        found += children
+        frontier += children
+    return found
+
+
+def outcomes(db: Path) -> list[tuple[object, ...]]:
+    """Every stored match without its timings."""
+    with TournamentStore.read(db) as store:
+        return [(r.match_id, r.seats, r.seed, r.places, r.scores, r.failures, r.status) for r in store.results()]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, object]]]:
+    db = tmp_path_factory.mktemp("t") / "full.sqlite"
+    done = subprocess.run(command(db, "--json", "--concurrency", "2"), cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return db, json.loads(done.stdout)
+
+
+def test_known_strengths_come_out_in_order(uninterrupted: tuple[Path, list[dict[str, object]]]) -> None:
+    db, rows = uninterrupted
+    assert [r["bot"] for r in rows] == ["strong", "medium", "weak"]
+    by_bot = {r["bot"]: r for r in rows}
+    assert by_bot["weak"]["upper"] < by_bot["strong"]["lower"]  # type: ignore[operator]
+    assert all(r["matches"] == 2 * 2 * 6 for r in rows)  # 2 tables each, 2 rotations, 6 groups
+    assert all(r["failures"] == 0 for r in rows)
+    with TournamentStore.read(db) as store:
+        assert len(store.completed_groups()) == 3 * 6
+
+
+def test_sigkill_then_resume_gives_the_same_table(
+    tmp_path: Path, uninterrupted: tuple[Path, list[dict[str, object]]]
+) -> None:
+    full_db, full_rows = uninterrupted
+    db = tmp_path / "killed.sqlite"
+    child = subprocess.Popen(command(db), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                with TournamentStore.read(db) as store:
+                    if len(store.completed_groups()) >= 3:
+                        break
+            except Exception:  # noqa: BLE001 - the file may be mid-creation
+                continue
+    assert child.poll() is None, "the run finished before it could be killed"
+    bots = descendants(child.pid)
+    os.kill(child.pid, signal.SIGKILL)  # the runner dies without any cleanup
+    child.wait()
+    for pid in bots:  # its warm bots would wait for their next token forever
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    with TournamentStore.read(db) as store:
+        partial = len(store.completed_groups())
+    assert 3 <= partial < 18
+    resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert outcomes(db) == outcomes(full_db)
+    assert json.loads(resumed.stdout) == full_rows
+
+
+def test_resume_refuses_other_settings_and_changed_bots(tmp_path: Path,
+                                                        uninterrupted: tuple[Path, list[dict[str, object]]]) -> None:
+    full_db, _ = uninterrupted
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(full_db, copy)
+    other = subprocess.run([*command(copy, "--resume")[:-1], "--seed", "8", "--resume"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert other.returncode != 0 and "seed: 7 (stored) vs 8 (requested)" in other.stderr
+    fresh = subprocess.run(command(copy), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert fresh.returncode != 0 and "pass --resume to continue it" in fresh.stderr
+    bot = tmp_path / "strong"
+    shutil.copytree(BOTS / "strong", bot)
+    specs = {"strong": BotSpec.from_dir(bot), "weak": BotSpec.from_dir(BOTS / "weak")}
+    config = TournamentConfig.make(game="crazy-eights", rules="classic", table_size=2, bots=list(specs), seed=1,
+                                   deal_groups=1, options=tournament_options(list(specs.values()), None, None, None))
+    check_bots(config, specs)
+    (bot / "bot.py").write_text((bot / "bot.py").read_text().replace("EPSILON = 0.0", "EPSILON = 0.1"))
+    with pytest.raises(ConfigError, match="bot code changed since the tournament started: strong"):
+        check_bots(config, specs)
+    with pytest.raises(ConfigError, match="the tournament's field is strong, weak"):
+        check_bots(config, {"strong": specs["strong"]})
