@@ -176,7 +176,19 @@ def make_set(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
     shown = cards_name(cards)
     if not 3 <= len(cards) <= rules.set_max:
         raise MeldError(f"{shown} is not a set: a set holds 3 to {rules.set_max} cards")
-    rank = meanings[0]
+    rank = max(sorted(set(meanings)), key=list(meanings).count)
+    for card, meaning in zip(cards, meanings):
+        if meaning == rank or not 1 <= rank <= NUM_RANKS:
+            continue
+        if not is_wild(card, rules.wild_rank):
+            raise MeldError(
+                f"{shown} is not a set of {_rank_word(rank)}s: {card_name(card)} is not a "
+                f"{_rank_word(rank)} and is not wild"
+            )
+        raise MeldError(
+            f"{shown} is not a set of {_rank_word(rank)}s: the wild {card_name(card)} is "
+            f"declared as {meaning!r}, but every card of a set stands for the set's rank"
+        )
     if any(m != rank for m in meanings) or not isinstance(rank, int) or not 1 <= rank <= NUM_RANKS:
         raise MeldError(
             f"{shown} is not a set: every card of a set stands for the set's rank, so every "
@@ -203,10 +215,12 @@ def make_set(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
             f"{shown} is all wild cards, and all-wild melds are off (allow_all_wild_melds): "
             f"at least one card must stand for itself"
         )
-    ordered = tuple(sorted(c for c in cards if not is_wild(c, rules.wild_rank))) + tuple(
-        sorted(c for c in cards if is_wild(c, rules.wild_rank))
-    )
-    return Meld(SET, ordered, (rank,) * len(cards), owner)
+    return Meld(SET, set_order(cards, rules.wild_rank), (rank,) * len(cards), owner)
+
+
+def set_order(cards: Iterable[Card], wild_rank: int) -> tuple[int, ...]:
+    """The canonical order of a set's cards: naturals, then wilds, each sorted."""
+    return tuple(sorted(cards, key=lambda c: (is_wild(c, wild_rank), c)))
 
 
 def make_run(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
@@ -286,7 +300,8 @@ def lay_off(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
                 )
             if natural_suit_count(meld, card_suit(card), rules.wild_rank) >= rules.decks:
                 raise MeldError(f"the set of {_rank_word(rank)}s already holds {card_name(card)}")
-        return meld._replace(cards=meld.cards + (card,), meanings=meld.meanings + (rank,))
+        return meld._replace(cards=set_order(meld.cards + (card,), rules.wild_rank),
+                             meanings=meld.meanings + (rank,))
     _check_ids((meaning,), "meaning")
     if not wild and meaning != card:
         raise MeldError(
@@ -352,7 +367,8 @@ def exchange(meld: Meld, natural: Card, wild: Card, rules: MeldRules) -> Meld:
             f"for a missing suit"
         )
     pos = meld.cards.index(wild)
-    return meld._replace(cards=meld.cards[:pos] + (natural,) + meld.cards[pos + 1:])
+    cards = meld.cards[:pos] + (natural,) + meld.cards[pos + 1:]
+    return meld._replace(cards=set_order(cards, rules.wild_rank))
 
 
 # --- the finder ----------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ def arrange(state: CrazyRummyState, hands: Sequence[Sequence[int]], *,
             melds: Sequence[Meld] = (), discard: Sequence[int] = (),
             stock_top: Sequence[int] = (), stock_size: int | None = None,
             opened: Sequence[bool] | None = None, current: int = 0, turn: int = 2,
-            deal_number: int = 1, dealer: int | None = None) -> None:
+            deal_number: int = 1, dealer: int | None = None,
+            scores: Sequence[int] | None = None) -> None:
     """Make ``state`` a deal in progress, at the start of ``current``'s turn ``turn``.
 
     * ``hands``: every seat's cards; ``melds``: the table (each checked, with its ``owner``);
@@ -34,7 +35,8 @@ def arrange(state: CrazyRummyState, hands: Sequence[Sequence[int]], *,
       the rest goes under the discard pile.
     * ``opened`` defaults to "owns a meld on the table". ``turn == 1`` starts the deal's first
       turn (no draw); otherwise the turn starts with the draw. ``deal_number`` sets the wild
-      rank; ``dealer`` defaults to the seat before ``current``.
+      rank; ``dealer`` defaults to the seat before ``current``; ``scores`` sets the match
+      totals so far.
     """
     from referee.games.crazy_rummy.state import CrazyRummyState
 
@@ -77,6 +79,8 @@ def arrange(state: CrazyRummyState, hands: Sequence[Sequence[int]], *,
                                               "wild_rank": state._wild})]
     state._history = []
     state._public = [[] for _ in range(n)]
+    if scores is not None:
+        state._scores = list(scores)
     state._legal = None
     state._begin_turn(current)
 

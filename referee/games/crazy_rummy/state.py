@@ -213,23 +213,12 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
             raise IllegalActionError("illegal: the match is over", action)
         a = acts.check_shape(action)
         seat = self._cur
-        handler = self._handlers().get((self._phase, a.kind))
+        handler = _HANDLERS.get((self._phase, a.kind))
         if handler is None:
             raise IllegalActionError(self._wrong_phase(a), action)
-        handler(a)
+        handler(self, a)
         self._history.append((seat, a))
         self._legal = None
-
-    def _handlers(self) -> dict[tuple[int, int], Callable[[RummyAction], None]]:
-        table = {(TABLE, k): self._table_action for k in
-                 (acts.MELD_SET, acts.MELD_RUN, acts.LAY_OFF_SET, acts.LAY_OFF_RUN, acts.EXCHANGE)}
-        return {
-            (DRAW, acts.DRAW_STOCK): self._draw_stock,
-            (DRAW, acts.DRAW_DISCARD): self._draw_discard,
-            (TABLE, acts.END_TABLE): self._end_table,
-            (DISCARD, acts.DISCARD): self._discard_action,
-            **table,
-        }
 
     def _wrong_phase(self, action: RummyAction) -> str:
         kind = acts.KIND_NAMES[action.kind]
@@ -567,3 +556,15 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         state = cls(rules, players, position.pop("seed", 0))
         arrange(state, hands, **position)
         return state
+
+
+_Handler = Callable[[CrazyRummyState, RummyAction], None]
+_TABLE_KINDS = (acts.MELD_SET, acts.MELD_RUN, acts.LAY_OFF_SET, acts.LAY_OFF_RUN, acts.EXCHANGE)
+_HANDLERS: dict[tuple[int, int], _Handler] = {
+    (DRAW, acts.DRAW_STOCK): CrazyRummyState._draw_stock,
+    (DRAW, acts.DRAW_DISCARD): CrazyRummyState._draw_discard,
+    (TABLE, acts.END_TABLE): CrazyRummyState._end_table,
+    (DISCARD, acts.DISCARD): CrazyRummyState._discard_action,
+    **{(TABLE, kind): CrazyRummyState._table_action for kind in _TABLE_KINDS},
+}
+"""Which method plays which action kind in which phase; any other pair is a wrong-phase error."""
