@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from referee.games import IllegalActionError, make_rules, new_match
+from referee.games import IllegalActionError, make_rules
 from referee.games.crazy_rummy import actions as A
 from referee.games.crazy_rummy.rules import CrazyRummyRules
 from referee.games.crazy_rummy.state import CrazyRummyState
@@ -23,6 +23,11 @@ from talon_sdk.melds import RUN, SET, Meld
 
 def rules(**overrides: Any) -> CrazyRummyRules:
     return make_rules("crazy-rummy", "standard", overrides)  # type: ignore[return-value]
+
+
+def match(players: int, seed: int, **overrides: Any) -> CrazyRummyState:
+    """A new match (the state class itself, so its typed helpers are visible)."""
+    return CrazyRummyState(rules(**overrides), players, seed)
 
 
 def meld(owner: int, text: str) -> Meld:
@@ -80,7 +85,7 @@ HANDS = ["4H 5H 7H 2C 9C 9D KS", "3C 4C 5C 6C 8D 10D JD", "3S 4S 8S 10S QS KC JH
 
 
 def test_the_deal_gives_seven_cards_and_an_eighth_to_the_first_player() -> None:
-    state = new_match("crazy-rummy", "standard", 4, 3)
+    state = match(4, 3)
     view = state.view(0)
     first = (view["dealer"] + 1) % 4
     assert view["current_player"] == first == view["first_player"]
@@ -93,12 +98,12 @@ def test_the_deal_gives_seven_cards_and_an_eighth_to_the_first_player() -> None:
 
 
 def test_two_players_get_ten_cards_each() -> None:
-    state = new_match("crazy-rummy", rules(players="2-6"), 2, 1)
+    state = CrazyRummyState(rules(players="2-6"), 2, 1)
     assert sorted(state.view(0)["hand_sizes"]) == [10, 11]
 
 
 def test_the_first_turn_has_no_draw_and_no_exchange() -> None:
-    state = new_match("crazy-rummy", "standard", 3, 7)
+    state = match(3, 7)
     refused(state, "draw stock", "the first turn of a deal has no draw")
     assert all(a.kind not in (A.DRAW_STOCK, A.DRAW_DISCARD, A.EXCHANGE)
                for a in state.legal_actions())
@@ -112,20 +117,20 @@ def test_the_first_turn_has_no_draw_and_no_exchange() -> None:
 
 
 def test_first_turn_meld_discard_only_skips_the_table_phase() -> None:
-    state = new_match("crazy-rummy", rules(first_turn_meld="discard_only"), 3, 7)
+    state = match(3, 7, first_turn_meld="discard_only")
     assert state.phase == "discard"
     assert all(a.kind == A.DISCARD for a in state.legal_actions())
 
 
 def test_the_dealer_plays_first_with_first_player_dealer() -> None:
-    state = new_match("crazy-rummy", rules(first_player="dealer"), 3, 7)
+    state = match(3, 7, first_player="dealer")
     view = state.view(0)
     assert view["current_player"] == view["dealer"]
     assert view["hand_sizes"][view["dealer"]] == 8
 
 
 def test_no_meld_until_round_complete_holds_table_actions_for_one_round() -> None:
-    state = new_match("crazy-rummy", rules(no_meld_until_round_complete=True), 3, 7)
+    state = match(3, 7, no_meld_until_round_complete=True)
     first = state.current_player
     assert state.phase == "discard"
     state.apply(state.legal_actions()[0])
@@ -402,7 +407,7 @@ def play_quiet_turns(state: CrazyRummyState, turns: int) -> None:
 
 
 def test_the_stall_guard_scores_the_deal_after_max_turns() -> None:
-    state = new_match("crazy-rummy", rules(max_turns_per_deal=3), 3, 11)
+    state = match(3, 11, max_turns_per_deal=3)
     play_quiet_turns(state, 3)
     ended = [e for e in state.events if e.kind in ("stalled", "deal_end")]
     assert ended[0].data == {"turns": 3, "resolution": "score"}
@@ -412,7 +417,7 @@ def test_the_stall_guard_scores_the_deal_after_max_turns() -> None:
 
 
 def test_a_void_stall_scores_nothing_but_counts_as_a_deal() -> None:
-    state = new_match("crazy-rummy", rules(max_turns_per_deal=3, stall_resolution="void"), 3, 11)
+    state = match(3, 11, max_turns_per_deal=3, stall_resolution="void")
     play_quiet_turns(state, 3)
     assert state.hand_scores == [[0, 0, 0]] and state.hand_number == 2
     assert state.view(0)["wild_rank"] == 2
@@ -467,7 +472,7 @@ def test_the_deals_won_tie_policy_breaks_ties() -> None:
 
 
 def test_a_full_match_plays_thirteen_deals_with_rotating_dealers() -> None:
-    state = new_match("crazy-rummy", "standard", 3, 21)
+    state = match(3, 21)
     while not state.is_over:
         legal = state.legal_actions()
         state.apply(legal[len(state.history) * 7919 % len(legal)])
@@ -478,7 +483,7 @@ def test_a_full_match_plays_thirteen_deals_with_rotating_dealers() -> None:
     assert len(ends) == 13 == len(state.hand_scores)
     assert [sum(d[s] for d in state.hand_scores) for s in range(3)] == list(state.scores)
     assert ends[-1].data["scores"] == list(state.scores)
-    assert {new_match("crazy-rummy", "standard", 3, s).view(0)["dealer"] for s in range(12)} == {0, 1, 2}
+    assert {match(3, s).view(0)["dealer"] for s in range(12)} == {0, 1, 2}
 
 
 # --- the switches about taking and discarding ---------------------------------------------------------
