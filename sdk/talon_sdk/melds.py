@@ -177,39 +177,24 @@ def make_set(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
     if not 3 <= len(cards) <= rules.set_max:
         raise MeldError(f"{shown} is not a set: a set holds 3 to {rules.set_max} cards")
     rank = max(sorted(set(meanings)), key=list(meanings).count)
-    for card, meaning in zip(cards, meanings):
-        if meaning == rank or not 1 <= rank <= NUM_RANKS:
-            continue
-        if not is_wild(card, rules.wild_rank):
-            raise MeldError(
-                f"{shown} is not a set of {_rank_word(rank)}s: {card_name(card)} is not a "
-                f"{_rank_word(rank)} and is not wild"
-            )
-        raise MeldError(
-            f"{shown} is not a set of {_rank_word(rank)}s: the wild {card_name(card)} is "
-            f"declared as {meaning!r}, but every card of a set stands for the set's rank"
-        )
-    if any(m != rank for m in meanings) or not isinstance(rank, int) or not 1 <= rank <= NUM_RANKS:
-        raise MeldError(
-            f"{shown} is not a set: every card of a set stands for the set's rank, so every "
-            f"meaning must be the same rank (1 = Ace .. 13 = King)"
-        )
+    if not isinstance(rank, int) or not 1 <= rank <= NUM_RANKS:
+        raise MeldError(f"{shown} is not a set: its meanings are its rank, 1 (Ace) to 13 (King)")
+    word = _rank_word(rank)
     per_suit = [0, 0, 0, 0]
-    for card in cards:
+    for card, meaning in zip(cards, meanings):
         if is_wild(card, rules.wild_rank):
+            if meaning != rank:
+                raise MeldError(f"{shown} is not a set of {word}s: the wild {card_name(card)} is "
+                                f"declared as {meaning!r}, but every card stands for the set's rank")
             continue
-        if card_rank(card) != rank:
-            raise MeldError(
-                f"{shown} is not a set of {_rank_word(rank)}s: {card_name(card)} is not a "
-                f"{_rank_word(rank)} and is not wild"
-            )
+        if card_rank(card) != rank or meaning != rank:
+            raise MeldError(f"{shown} is not a set of {word}s: {card_name(card)} is not a {word} "
+                            f"and is not wild")
         per_suit[card_suit(card)] += 1
         if per_suit[card_suit(card)] > rules.decks:
-            raise MeldError(
-                f"{shown} is not a set: it holds {card_name(card)} "
-                f"{'twice' if rules.decks == 1 else 'more than twice'}; the naturals of a set "
-                f"must be of different suits"
-            )
+            raise MeldError(f"{shown} is not a set: it holds {card_name(card)} "
+                            f"{'twice' if rules.decks == 1 else 'more than twice'}; the naturals "
+                            f"of a set must be of different suits")
     if not rules.allow_all_wild and not any(card_rank(c) == rank for c in cards):
         raise MeldError(
             f"{shown} is all wild cards, and all-wild melds are off (allow_all_wild_melds): "
@@ -245,15 +230,14 @@ def make_run(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
     ranks = [card_rank(m) for m in meanings]
     for meaning in meanings:
         if ranks.count(card_rank(meaning)) > 1:
-            raise MeldError(
-                f"{shown} is not a run: two cards stand for {card_name(meaning)}"
-            )
+            raise MeldError(f"{shown} is not a run: two cards stand for {card_name(meaning)}")
     rank_set = set(ranks)
     ace_top = 1 in rank_set and NUM_RANKS in rank_set and 2 not in rank_set
     values = [14 if (r == 1 and ace_top and rules.ace_high) else r for r in ranks]
     low, high = min(values), max(values)
     if high - low + 1 != len(values):
-        if ace_top and not rules.ace_high and _consecutive([14 if r == 1 else r for r in ranks]):
+        high_ace = [14 if r == 1 else r for r in ranks]
+        if ace_top and not rules.ace_high and max(high_ace) - min(high_ace) + 1 == len(ranks):
             raise MeldError(
                 f"{shown} is not a run: the Ace is low only (ace_in_runs = low), so it cannot "
                 f"follow the King"
@@ -272,42 +256,18 @@ def make_run(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
     return Meld(RUN, tuple(cards[i] for i in order), tuple(meanings[i] for i in order), owner)
 
 
-def _consecutive(values: Sequence[int]) -> bool:
-    return max(values) - min(values) + 1 == len(values)
-
-
 def lay_off(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
     """``meld`` with ``card`` added, standing for ``meaning`` (spec A.3 rule 12.2).
 
     A run grows at either end; a set takes one more card of its rank while it has room.
     """
     _check_ids((card,), "card")
-    wild = is_wild(card, rules.wild_rank)
     if meld.kind == SET:
-        rank = meld.meanings[0]
-        if meaning != rank:
-            raise MeldError(
-                f"this is a set of {_rank_word(rank)}s: a card laid off on it stands for a "
-                f"{_rank_word(rank)}, so its meaning must be {rank}"
-            )
-        if len(meld.cards) >= rules.set_max:
-            raise MeldError(f"the set of {_rank_word(rank)}s is full ({rules.set_max} cards)")
-        if not wild:
-            if card_rank(card) != rank:
-                raise MeldError(
-                    f"{card_name(card)} is not a {_rank_word(rank)} and is not wild, so it "
-                    f"cannot join the set of {_rank_word(rank)}s"
-                )
-            if natural_suit_count(meld, card_suit(card), rules.wild_rank) >= rules.decks:
-                raise MeldError(f"the set of {_rank_word(rank)}s already holds {card_name(card)}")
-        return meld._replace(cards=set_order(meld.cards + (card,), rules.wild_rank),
-                             meanings=meld.meanings + (rank,))
+        return _lay_off_set(meld, card, meaning, rules)
     _check_ids((meaning,), "meaning")
-    if not wild and meaning != card:
-        raise MeldError(
-            f"{card_name(card)} is not wild, so it can only stand for itself, not for "
-            f"{card_name(meaning)}"
-        )
+    if meaning != card and not is_wild(card, rules.wild_rank):
+        raise MeldError(f"{card_name(card)} is not wild, so it can only stand for itself, not for "
+                        f"{card_name(meaning)}")
     suit, low, high = run_span(meld)
     shown = cards_name(meld.meanings)
     if len(meld.cards) >= MAX_RUN:
@@ -318,54 +278,57 @@ def lay_off(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
     top_ok = high < NUM_RANKS or (rules.ace_high and high == NUM_RANKS)
     if card_suit(meaning) == suit and top_ok and (value == high + 1 or (value == 1 and high == 13)):
         return meld._replace(cards=meld.cards + (card,), meanings=meld.meanings + (meaning,))
-    ends = []
-    if low > 1:
-        ends.append(card_name(position_card(suit, low - 1)))
-    if top_ok:
-        ends.append(card_name(position_card(suit, high + 1)))
-    can = " or ".join(ends) if ends else "nothing"
-    raise MeldError(
-        f"{card_name(meaning)} does not extend the run {shown}: it can only take {can}"
-    )
+    ends = [card_name(position_card(suit, v)) for v, ok in ((low - 1, low > 1), (high + 1, top_ok))
+            if ok]
+    raise MeldError(f"{card_name(meaning)} does not extend the run {shown}: it can only take "
+                    f"{' or '.join(ends) or 'nothing'}")
+
+
+def _lay_off_set(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
+    rank = meld.meanings[0]
+    word = _rank_word(rank)
+    if meaning != rank:
+        raise MeldError(f"this is a set of {word}s: a card laid off on it stands for a {word}, so "
+                        f"its meaning must be {rank}")
+    if len(meld.cards) >= rules.set_max:
+        raise MeldError(f"the set of {word}s is full ({rules.set_max} cards)")
+    if not is_wild(card, rules.wild_rank):
+        if card_rank(card) != rank:
+            raise MeldError(f"{card_name(card)} is not a {word} and is not wild, so it cannot "
+                            f"join the set of {word}s")
+        if natural_suit_count(meld, card_suit(card), rules.wild_rank) >= rules.decks:
+            raise MeldError(f"the set of {word}s already holds {card_name(card)}")
+    return meld._replace(cards=set_order(meld.cards + (card,), rules.wild_rank),
+                         meanings=meld.meanings + (rank,))
 
 
 def exchange(meld: Meld, natural: Card, wild: Card, rules: MeldRules) -> Meld:
     """``meld`` with the wild ``wild`` replaced by ``natural`` (spec A.3 rule 14)."""
     _check_ids((natural, wild), "card")
     if is_wild(natural, rules.wild_rank):
-        raise MeldError(
-            f"{card_name(natural)} is itself wild: an exchange puts the natural card a wild "
-            f"stands for in its place"
-        )
+        raise MeldError(f"{card_name(natural)} is itself wild: an exchange puts the natural card a "
+                        f"wild stands for in its place")
     if not is_wild(wild, rules.wild_rank):
         raise MeldError(f"{card_name(wild)} is not a wild card, so it cannot be exchanged")
     if meld.kind == RUN:
         for pos, (card, meaning) in enumerate(zip(meld.cards, meld.meanings)):
             if meaning == natural and is_wild(card, rules.wild_rank):
                 if card != wild:
-                    raise MeldError(
-                        f"the wild standing for {card_name(natural)} is {card_name(card)}, "
-                        f"not {card_name(wild)}"
-                    )
-                cards = meld.cards[:pos] + (natural,) + meld.cards[pos + 1:]
-                return meld._replace(cards=cards)
-        raise MeldError(
-            f"no wild in the run {cards_name(meld.meanings)} stands for {card_name(natural)}: "
-            f"in a run a wild can only be taken by the exact card it stands for"
-        )
-    rank = meld.meanings[0]
-    if card_rank(natural) != rank:
-        raise MeldError(
-            f"{card_name(natural)} is not a {_rank_word(rank)}: only a "
-            f"{_rank_word(rank)} can take a wild from the set of {_rank_word(rank)}s"
-        )
+                    raise MeldError(f"the wild standing for {card_name(natural)} is "
+                                    f"{card_name(card)}, not {card_name(wild)}")
+                return meld._replace(cards=meld.cards[:pos] + (natural,) + meld.cards[pos + 1:])
+        raise MeldError(f"no wild in the run {cards_name(meld.meanings)} stands for "
+                        f"{card_name(natural)}: in a run a wild can only be taken by the exact "
+                        f"card it stands for")
+    word = _rank_word(meld.meanings[0])
+    if card_rank(natural) != meld.meanings[0]:
+        raise MeldError(f"{card_name(natural)} is not a {word}: only a {word} can take a wild "
+                        f"from the set of {word}s")
     if wild not in meld.cards:
-        raise MeldError(f"the set of {_rank_word(rank)}s holds no {card_name(wild)}")
+        raise MeldError(f"the set of {word}s holds no {card_name(wild)}")
     if natural_suit_count(meld, card_suit(natural), rules.wild_rank) >= rules.decks:
-        raise MeldError(
-            f"the set of {_rank_word(rank)}s already holds {card_name(natural)}: a wild stands "
-            f"for a missing suit"
-        )
+        raise MeldError(f"the set of {word}s already holds {card_name(natural)}: a wild stands "
+                        f"for a missing suit")
     pos = meld.cards.index(wild)
     cards = meld.cards[:pos] + (natural,) + meld.cards[pos + 1:]
     return meld._replace(cards=set_order(cards, rules.wild_rank))

@@ -87,7 +87,7 @@ def test_sets_hold_one_rank_in_different_suits() -> None:
         make_set(C("7H 7H 7H"), (7, 7, 7), two_packs)
     with pytest.raises(MeldError, match="the wild 2C is declared as 8"):
         make_set(C("7H 7D 2C"), (7, 7, 8), TWOS)
-    with pytest.raises(MeldError, match="meaning must be the same rank"):
+    with pytest.raises(MeldError, match="its meanings are its rank"):
         make_set(C("2H 2D 2C"), (14, 14, 14), TWOS)
     assert make_set(C("AC AD AH"), (1, 1, 1), MeldRules(1, allow_all_wild=False)).cards == \
         tuple(C("AC AD AH"))

@@ -1,14 +1,16 @@
-"""Set up a Crazy Rummy state at a chosen position, for tests and analysis.
+"""Rearrange the cards of a Crazy Rummy state: set up positions, and redeal hidden cards.
 
 Why: the rules worth testing (a one-card turn, a wild exchange, the last stock card) are rare
 in a shuffled deal. :func:`arrange` replaces the current deal of a fresh state with the given
 hands, melds and piles, keeping every card of the pack somewhere so card conservation holds.
 An arranged state no longer follows from its seed, so its history does not replay; everything
-after the arrangement is ordinary play.
+after the arrangement is ordinary play. :func:`redeal_hidden` deals anew what one seat cannot
+see, for the no-leak contract test and as the simplest determinization for search bots.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -93,3 +95,48 @@ def _checked(state: CrazyRummyState, meld: Meld) -> Meld:
     if checked.owner < 0 or checked.owner >= state.num_players:
         raise RulesError(f"arrange: meld {meld} needs an owner seat")
     return checked
+
+
+def redeal_hidden(state: CrazyRummyState, seat: int, rng: random.Random) -> None:
+    """Deal anew, from ``rng``, every card ``seat`` cannot see: the stock and the other hands,
+    except the cards known to be there (taken from the discard pile or by an exchange).
+
+    The current player's one-card-turn card and drawn card follow their places in the hand, so
+    the turn's rules still hold; the match generator is reseeded from ``rng``.
+    """
+    others = [s for s in range(state.num_players) if s != seat]
+    pool = list(state._stock)
+    slots: list[tuple[int, int]] = []
+    for s in others:
+        known = list(state._public[s])
+        for i, card in enumerate(state._hands[s]):
+            if card in known:
+                known.remove(card)
+            else:
+                slots.append((s, i))
+                pool.append(card)
+    marks = _turn_marks(state, seat)
+    rng.shuffle(pool)
+    state._stock = pool[:len(state._stock)]
+    for (s, i), card in zip(slots, pool[len(state._stock):]):
+        state._hands[s][i] = card
+    if marks is not None:
+        hand = state._hands[state._cur]
+        state._held = hand[marks[0]] if marks[0] >= 0 else state._held
+        state._drawn = hand[marks[1]] if marks[1] >= 0 else state._drawn
+    for s in others:
+        state._hands[s].sort()
+    state._rng = random.Random(rng.getrandbits(64))
+    state._legal = None
+
+
+def _turn_marks(state: CrazyRummyState, seat: int) -> tuple[int, int] | None:
+    """Places in the current hand of the held and the drawn card, when hidden from ``seat``."""
+    if state._cur == seat or state.current_player < 0:
+        return None
+    hand = state._hands[state._cur]
+    taken: list[int] = []
+    for card in (state._held, -1 if state._taken_in_hand else state._drawn):
+        place = next((i for i, c in enumerate(hand) if c == card and i not in taken), -1)
+        taken.append(place)
+    return taken[0], taken[1]

@@ -45,20 +45,22 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.games.base import Event, IllegalActionError, MatchState, shared_places
+from referee.games.base import Event, IllegalActionError, MatchState
 from referee.games.crazy_rummy import actions as acts
 from referee.games.crazy_rummy.actions import RummyAction
 from referee.games.crazy_rummy.rules import CrazyRummyRules
+from referee.games.crazy_rummy.scoring import deal_points, places
 from referee.games.crazy_rummy.table import (
     MUST_RECLAIMED,
     MUST_TAKEN,
     TablePlan,
+    can_place,
     list_table_actions,
     must_text,
     plan_table_action,
 )
 from talon_sdk.cards import card_name, shuffled_pack
-from talon_sdk.melds import Meld, MeldRules, find_lay_offs, find_melds
+from talon_sdk.melds import Meld, MeldRules
 
 DRAW, TABLE, DISCARD, OVER = range(4)
 PHASE_NAMES = ("draw", "table", "discard", "over")
@@ -162,15 +164,7 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         return self._hands[seat]
 
     def standings(self) -> list[int]:
-        """Places by lowest total; ``deals_won_then_worst_deal`` breaks ties before sharing."""
-        if self.rules.tie_policy == "shared":
-            return shared_places(self._scores, lower_is_better=True)
-        keys = [
-            (self._scores[s], -self._deals_won[s],
-             max((d[s] for d in self._deal_scores), default=0))
-            for s in range(self.num_players)
-        ]
-        return [1 + sum(1 for other in keys if other < mine) for mine in keys]
+        return places(self.rules, self._scores, self._deal_scores, self._deals_won)
 
     def card_count(self) -> int:
         return (len(self._stock) + len(self._discard) + sum(len(h) for h in self._hands)
@@ -252,21 +246,10 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         if self._one_card:
             return ("you began this turn holding one card: the one-card rule says you must draw "
                     "from the stock")
-        if self.rules.discard_take_must_meld and not self._can_place(self._discard[-1]):
+        if self.rules.discard_take_must_meld and not can_place(self, self._discard[-1]):
             return (f"with discard_take_must_meld = on you may take {card_name(self._discard[-1])}"
                     f" only if you can meld it or lay it off at once, and you cannot")
         return None
-
-    def _can_place(self, card: int) -> bool:
-        """Whether ``card``, once taken, could go on the table straight away."""
-        if not self._table_allowed():
-            return False
-        hand = self.hand(self._cur) + [card]
-        if find_melds(hand, self._meld_rules, leave=1, must_include=card):
-            return True
-        return self._opened[self._cur] and any(
-            lay.card == card for lay in find_lay_offs(hand, self._melds, self._meld_rules)
-        )
 
     def _draw_discard(self, action: RummyAction) -> None:
         problem = self._discard_draw_problem()
@@ -433,23 +416,14 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         hand = self._hands[seat]
         self._one_card = self.rules.one_card_rule and len(hand) == 1
         self._held = hand[0] if self._one_card else -1
-        if self._turn == 1:
-            self._phase = TABLE if self._table_allowed() else DISCARD
-        else:
-            self._phase = DRAW
+        first_turn = TABLE if self._table_allowed() else DISCARD
+        self._phase = first_turn if self._turn == 1 else DRAW
 
     def _end_deal(self, reason: str, out_seat: int) -> None:
         """Score the deal (rule 21), then deal again or end the match (rule 22)."""
-        n = self.num_players
         rules = self.rules
-        if reason == "stalled" and rules.stall_resolution == "void":
-            points = [0] * n
-        else:
-            points = [rules.go_out_bonus if s == out_seat else
-                      sum(rules.card_value(c, self._wild) for c in self._hands[s])
-                      for s in range(n)]
-        factor = rules.deal_multiplier(self._wild)
-        points = [p * factor for p in points]
+        void = reason == "stalled" and rules.stall_resolution == "void"
+        points = deal_points(rules, self._hands, self._wild, out_seat, void)
         if out_seat >= 0:
             self._deals_won[out_seat] += 1
         self._deal_scores.append(points)
@@ -493,47 +467,10 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         return new
 
     def redeal_hidden(self, seat: int, rng: random.Random) -> None:
-        """Deal anew every card ``seat`` cannot see: the stock and the other hands, except the
-        cards known to be there (taken from the discard pile or by an exchange).
+        """Deal anew every card ``seat`` cannot see (see :func:`.position.redeal_hidden`)."""
+        from referee.games.crazy_rummy.position import redeal_hidden
 
-        The current player's one-card-turn card and drawn card follow their places in the hand,
-        so the turn's rules still hold; the match generator is reseeded from ``rng``.
-        """
-        others = [s for s in range(self.num_players) if s != seat]
-        pool = list(self._stock)
-        slots: list[tuple[int, int]] = []
-        for s in others:
-            known = list(self._public[s])
-            for i, card in enumerate(self._hands[s]):
-                if card in known:
-                    known.remove(card)
-                else:
-                    slots.append((s, i))
-                    pool.append(card)
-        marks = self._turn_marks(seat)
-        rng.shuffle(pool)
-        self._stock = pool[:len(self._stock)]
-        for (s, i), card in zip(slots, pool[len(self._stock):]):
-            self._hands[s][i] = card
-        if marks:
-            hand = self._hands[self._cur]
-            self._held = hand[marks[0]] if marks[0] >= 0 else self._held
-            self._drawn = hand[marks[1]] if marks[1] >= 0 else self._drawn
-        for s in others:
-            self._hands[s].sort()
-        self._rng = random.Random(rng.getrandbits(64))
-        self._legal = None
-
-    def _turn_marks(self, seat: int) -> tuple[int, int] | None:
-        """Places in the current hand of the held and the drawn card, when hidden from ``seat``."""
-        if self._cur == seat or self._phase == OVER:
-            return None
-        hand = self._hands[self._cur]
-        taken: list[int] = []
-        for card in (self._held, -1 if self._taken_in_hand else self._drawn):
-            place = next((i for i, c in enumerate(hand) if c == card and i not in taken), -1)
-            taken.append(place)
-        return taken[0], taken[1]
+        redeal_hidden(self, seat, rng)
 
     def action_name(self, action: RummyAction) -> str:
         return acts.action_name(action, self._wild)

@@ -241,6 +241,18 @@ def _check_reclaim_room(state: CrazyRummyState, action: RummyAction, hand: list[
         )
 
 
+def can_place(state: CrazyRummyState, card: int) -> bool:
+    """Whether ``card``, once taken from the discard pile, could go on the table straight away
+    (``discard_take_must_meld``): a meld holding it, or a lay-off once opened."""
+    if not state._table_allowed():
+        return False
+    hand = state.hand(state._cur) + [card]
+    if find_melds(hand, state._meld_rules, leave=1, must_include=card):
+        return True
+    return state._opened[state._cur] and any(
+        lay.card == card for lay in find_lay_offs(hand, state._melds, state._meld_rules))
+
+
 def list_table_actions(state: CrazyRummyState) -> list[RummyAction]:
     """END_TABLE (unless a card must be placed first) and a canonical set of table actions."""
     hand = state.hand(state._cur)
