@@ -20,7 +20,7 @@ import docker
 import docker.errors
 
 from referee.sandbox.base import BotSpec, SandboxError
-from referee.sandbox.bot_image import ensure_bot_image
+from referee.sandbox.bot_image import ensure_bot_image, prune_images
 from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
 from referee.sandbox.image import BaseImageRecipe, current_base_tag, ensure_base_image
 from referee.sandbox.probe import ProbeListeners
@@ -151,10 +151,15 @@ def base_image(suite: str | None, mirror: str | None) -> None:
 
 
 @bot.command("sweep")
-def sweep() -> None:
+@click.option("--images", is_flag=True,
+              help="Also remove base images of older SDKs and the bot images built on them.")
+def sweep(images: bool) -> None:
     """Remove bot containers and socket directories left by Talon runs that died."""
     try:
-        removed = DockerSandbox(ProbeListeners()).sweep()
+        sandbox = DockerSandbox(ProbeListeners())
+        removed = sandbox.sweep()
+        if images:
+            removed += [f"image {tag}" for tag in prune_images(sandbox.client, current_base_tag())]
     except (SandboxError, docker.errors.DockerException) as error:
         _fail(str(error))
     click.echo("\n".join(removed) if removed else "nothing to remove")

@@ -110,7 +110,7 @@ def ensure_bot_image(
         image, _ = client.images.build(
             path=str(bot.directory), tag=tag, buildargs={"TALON_BASE": base_tag},
             network_mode="none", pull=False, rm=True, forcerm=True,
-            labels={"talon.bot": bot.name},
+            labels={"talon.bot": bot.name, "talon.base": base_tag},
         )
     except docker.errors.BuildError as error:
         raise SandboxError(_explain_build_error(bot, error)) from None
@@ -119,3 +119,29 @@ def ensure_bot_image(
             f"the Docker engine refused to build bot {bot.name!r}: {error.explanation}"
         ) from None
     return BotImage(tag, str(image.id), True, round(time.monotonic() - start, 2))
+
+
+def prune_images(client: docker.DockerClient, keep_base: str) -> list[str]:
+    """Remove bot images built on another base than ``keep_base``, then those other bases.
+
+    Images a container still uses are kept (the engine refuses); returns what was removed."""
+    removed = []
+    for image in client.images.list(filters={"label": "talon.bot"}):
+        if image.labels.get("talon.base") != keep_base:
+            removed += _remove_tags(client, image.tags)
+    base_repository = keep_base.split(":")[0]
+    for image in client.images.list(name=base_repository):
+        if keep_base not in image.tags:
+            removed += _remove_tags(client, image.tags)
+    return removed
+
+
+def _remove_tags(client: docker.DockerClient, tags: list[str]) -> list[str]:
+    removed = []
+    for tag in tags:
+        try:
+            client.images.remove(tag)
+            removed.append(tag)
+        except docker.errors.APIError:
+            continue  # in use by a container, or already gone
+    return removed

@@ -17,7 +17,9 @@ are reachable from the host. So the image is made on the host:
    changed SDK gives a new tag and an unchanged one reuses the existing image.
 
 Build artefacts live in a cache directory (``$TALON_CACHE_DIR``, else
-``$XDG_CACHE_HOME/talon``, else ``~/.cache/talon``), never in the git tree.
+``$XDG_CACHE_HOME/talon``, else ``~/.cache/talon``), never in the git tree; only the rootfs
+folder stays there between builds. Each SDK version gets its own image (a full layer, about
+140 MB): ``talon bot sweep --images`` removes those of older SDKs and the bots built on them.
 """
 
 from __future__ import annotations
@@ -245,9 +247,9 @@ def _pip_platform_args(info: dict[str, str]) -> list[str]:
     return args
 
 
-def _fetch_wheels(recipe: BaseImageRecipe, info: dict[str, str], say: Say) -> Path:
+def _fetch_wheels(recipe: BaseImageRecipe, tag: str, info: dict[str, str], say: Say) -> Path:
     """The SDK wheel and its dependencies' binary wheels for the image, fetched on the host."""
-    wheels = recipe.cache_dir / "wheels" / recipe.tag().split(":")[1]
+    wheels = recipe.cache_dir / "wheels" / tag.split(":")[1]
     shutil.rmtree(wheels, ignore_errors=True)
     wheels.mkdir(parents=True)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -315,7 +317,7 @@ def ensure_base_image(
         seconds["rootfs"] = time.monotonic() - start
         info = _image_python(rootfs, say)
         mark = time.monotonic()
-        wheels = _fetch_wheels(recipe, info, say)
+        wheels = _fetch_wheels(recipe, tag, info, say)
         seconds["wheels"] = time.monotonic() - mark
         work = rootfs.with_name(f"work-{os.getpid()}")
         shutil.rmtree(work, ignore_errors=True)
@@ -329,6 +331,7 @@ def ensure_base_image(
             seconds["import"] = time.monotonic() - mark
         finally:
             shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(wheels, ignore_errors=True)
         client.images.get(tag).tag(recipe.repository, "latest")
         seconds["total"] = time.monotonic() - start
         size = int(client.images.get(tag).attrs["Size"])

@@ -1,5 +1,5 @@
-"""Configuration of the sandbox and of the base image: checked once, errors say what to fix.
-These need no Docker engine."""
+"""Configuration of the sandbox, of the base image and of bot directories: checked once,
+errors say what to fix. These need no Docker engine."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from referee.cli import main
 from referee.sandbox import apt_sources
 from referee.sandbox.base import SandboxError
 from referee.sandbox.docker_limits import GIB, MIB, DockerLimits, parse_size
@@ -117,3 +119,12 @@ def test_bad_recipes_are_refused(tmp_path: Path) -> None:
         BaseImageRecipe(suite="bookworm", sdk_dir=tmp_path)
     with pytest.raises(SandboxError, match="http"):
         BaseImageRecipe(suite="bookworm", mirror="ftp.example")
+
+
+def test_missing_pieces_are_named(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["bot", "build", str(empty)])
+    assert result.exit_code == 1 and "has no bot.py" in result.output
+    bad = CliRunner().invoke(main, ["bot", "new", "9 lives", "--dir", str(tmp_path)])
+    assert bad.exit_code == 1 and "must start with a letter" in bad.output
