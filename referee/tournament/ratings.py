@@ -155,6 +155,9 @@ def rate(results: Sequence[MatchResult], options: RatingOptions | None = None) -
     )
     tail = 100.0 * (1.0 - options.confidence) / 2.0
     lower, upper = np.percentile(samples, [tail, 100.0 - tail], axis=0)
+    # Refits stop at a tolerance, so with no spread at all (an unbeaten bot) the bounds could
+    # miss the point estimate by rounding; an interval always contains its estimate.
+    lower, upper = np.minimum(lower, points), np.maximum(upper, points)
     above = (samples[:, :, None] > samples[:, None, :]).mean(axis=0)
     level = (samples[:, :, None] == samples[:, None, :]).mean(axis=0)
     los = above + 0.5 * level

@@ -54,10 +54,11 @@ def leaderboard(ratings: Ratings, title: str = "Ratings") -> Table:
     pct = round(100 * ratings.confidence)
     table = Table(title=title, caption=_caption(ratings))
     for name, justify in [
-        ("#", "right"), ("bot", "left"), ("rating", "right"), (f"{pct}% interval", "right"),
+        ("#", "right"), ("bot", "left"), ("rating", "right"), (f"{pct}% CI", "right"),
         ("matches", "right"), ("win share", "right"), ("mean score", "right"), ("failures", "right"),
     ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        width = max([len(b.bot) for b in ratings.bots] + [3]) if name == "bot" else None
+        table.add_column(name, justify=justify, min_width=min(width, 24) if width else None)  # type: ignore[arg-type]
     for rank, bot in enumerate(ratings.bots, start=1):
         table.add_row(
             str(rank), bot.bot, f"{bot.rating:.0f}", f"[{bot.lower:.0f}, {bot.upper:.0f}]",

@@ -32,7 +32,7 @@ from typing import Any
 
 from referee.match_types import Clocks, MatchConfig
 from referee.match_types import MatchResult as PlayedMatch
-from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxKind, SeatAccess
+from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
 from referee.tournament.config import ConfigError, TournamentConfig
 from referee.tournament.ratings import LiveRatings
 from referee.tournament.results import Failure, MatchResult
@@ -226,7 +226,7 @@ async def _play_group(
     service: Any, sandbox: Sandbox, replay_dir: Path | None, counter: dict[str, int],
 ) -> list[MatchResult]:
     """The group's results: pending ones from an interrupted run, the rest played now."""
-    from referee.match import WarmSeat, run_match
+    from referee.match import BotSeat, WarmSeat, run_match
     from referee.replay import write_replay
 
     kept = {r.match_id: r for r in store.pending(group.table, group.group)}
@@ -236,16 +236,20 @@ async def _play_group(
         if earlier is not None and (earlier.seats, earlier.seed) == (match.seats, match.seed):
             results.append(earlier)
             continue
-        instances = [await pool.acquire(name) for name in match.seats]
+        instances = [await _acquire(pool, name) for name in match.seats]
         try:
-            seats = [WarmSeat(b.name, b.handle, b.token_file) for b in instances]
+            seats: list[WarmSeat | BotSeat] = [
+                WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
+                for name, b in zip(match.seats, instances)
+            ]
             match_config = MatchConfig(
                 config.game, config.rules, match.seed, dict(config.rule_overrides), clocks, match_id=match.match_id
             )
             played = await run_match(match_config, seats, service=service, sandbox=sandbox)
         finally:
             for bot in instances:
-                await pool.release(bot)
+                if bot is not None:
+                    await pool.release(bot)
         replay: str | None = None
         if replay_dir is not None:
             path = replay_dir / f"{match.match_id}.json"
@@ -256,6 +260,16 @@ async def _play_group(
         counter["played"] += 1
         results.append(result)
     return results
+
+
+async def _acquire(pool: _Pool, name: str) -> _WarmBot | None:
+    """A warm instance of ``name``, or ``None`` when it cannot start: the match then gets a
+    single-match seat whose start fails again, which the match loop records as the bot's
+    crash (the fallback plays the seat), so one broken bot cannot stop the tournament."""
+    try:
+        return await pool.acquire(name)
+    except SandboxError:
+        return None
 
 
 def tournament_options(

@@ -57,7 +57,7 @@ def test_ratings_json_shape_and_order(tmp_path: Path) -> None:
     table = list(csv.DictReader(io.StringIO((tmp_path / "t.csv").read_text())))
     assert [r["bot"] for r in table] == ["ace", "bee", "cod", "doe"]
     plain = CliRunner().invoke(main, ["ratings", "--db", str(db), "--bootstrap", "20"])
-    assert plain.exit_code == 0 and "ace" in plain.output and "interval" in plain.output
+    assert plain.exit_code == 0 and "ace" in plain.output and "95% CI" in plain.output
 
 
 def test_report_is_one_offline_html_file(tmp_path: Path) -> None:
