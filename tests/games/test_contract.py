@@ -21,12 +21,16 @@ from referee.games import GAMES, MatchState, make_rules, new_match, replay, rule
 MAX_DECISIONS = 400_000
 
 
+# rule sets beyond the presets' own player ranges: Crazy Rummy heads-up (spec section 1)
+EXTRA = {("crazy-rummy", "standard"): {"players": "2-6"}}
+
+
 def cases() -> list[tuple[str, str, int]]:
     out = []
     for game in GAMES:
         cls = rules_class(game)
         for preset in cls.PRESETS:
-            low, high = make_rules(game, preset).player_range()
+            low, high = make_rules(game, preset, EXTRA.get((game, preset))).player_range()
             for players in sorted({low, min(low + 1, high), 4 if low <= 4 <= high else low, high}):
                 out.append((game, preset, players))
     return out
@@ -40,7 +44,7 @@ def twin_with_hidden_redealt(state: MatchState[Any], seat: int, rng: random.Rand
 
 
 def play_and_check(game: str, preset: str, players: int, seed: int, view_every: int) -> MatchState[Any]:
-    rules = make_rules(game, preset)
+    rules = make_rules(game, preset, EXTRA.get((game, preset)))
     state = new_match(game, rules, players, seed)
     chooser = random.Random(seed ^ 0x5EED)
     total = state.card_count()
