@@ -8,6 +8,7 @@ and ``report`` read that file at any time, even while a tournament is still bein
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,6 +150,11 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
         _check_rules(config)
     except (SandboxError, ConfigError, ValueError) as err:
         raise click.ClickException(str(err)) from None
+
+    cores = os.cpu_count() or 1
+    if concurrency > cores:
+        click.echo(f"warning: --concurrency {concurrency} is more than the {cores} cores here; matches will "
+                   "compete for CPU and bots may lose time (timeouts are recorded as their failures)", err=True)
 
     def progress(p: Progress) -> None:
         if quiet:

@@ -137,3 +137,26 @@ def test_resume_refuses_other_settings_and_changed_bots(tmp_path: Path,
         check_bots(config, specs)
     with pytest.raises(ConfigError, match="the tournament's field is strong, weak"):
         check_bots(config, {"strong": specs["strong"]})
+
+
+def test_failures_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    import asyncio
+
+    from referee.tournament.runner import run_tournament
+
+    specs = {"strong": BotSpec.from_dir(BOTS / "strong"), "crash": BotSpec.from_dir(ROOT / "sample_bots/misbehaving/crash")}
+    config = TournamentConfig.make(
+        game="crazy-eights", rules="classic", table_size=2, bots=list(specs), seed=3, deal_groups=2,
+        rule_overrides={"match_end": "hands", "match_hands": 1},
+        options=tournament_options(list(specs.values()), None, None, None),
+    )
+    seen: list[int] = []
+    with TournamentStore.open(tmp_path / "t.sqlite", config) as store:
+        played = asyncio.run(run_tournament(store, specs, on_progress=lambda p: seen.append(p.groups_done)))
+        results = store.results()
+    assert played == 4 and seen == [1, 2] and len(results) == 4
+    for result in results:
+        crash_seat = result.seats.index("crash")
+        assert result.status == "forfeit" and result.places[crash_seat] == 2
+        assert [(f.kind, f.seat) for f in result.failures] == [("crashed", crash_seat)]
+        assert result.failures[0].decision >= 2 and "crashing on purpose" in result.failures[0].message
