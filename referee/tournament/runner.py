@@ -202,8 +202,14 @@ async def run_tournament(
                     if on_progress is not None:
                         on_progress(Progress(counter["groups"], schedule.group_count, counter["played"], live))
 
+            tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
             try:
-                await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+                await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:  # one worker failed (or we were interrupted): stop the others
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
             finally:
                 await pool.close()
                 if own_sandbox:
