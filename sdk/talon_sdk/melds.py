@@ -372,6 +372,8 @@ def _find_sets(naturals: list[Card], wilds: list[Card], rules: MeldRules,
     top = min(rules.set_max, largest)
     found: list[Meld] = []
     for rank, group in by_rank.items():
+        if len(group) + len(wilds) < 3:
+            continue
         seen: set[tuple[int, ...]] = set()
         for size in range(1, min(len(group), top) + 1):
             for combo in combinations(group, size):
@@ -397,7 +399,7 @@ def _find_runs(naturals: list[Card], wilds: list[Card], rules: MeldRules, larges
     top = 14 if rules.ace_high else NUM_RANKS
     for suit in range(4):
         present = {card_rank(c): c for c in naturals if c // NUM_RANKS == suit}
-        if not present:
+        if not present or len(present) + len(wilds) < 3:
             continue
         if rules.ace_high and 1 in present:
             present[14] = present[1]

@@ -163,6 +163,7 @@ def test_laying_off_needs_an_opening_meld_of_ones_own() -> None:
     refused(state, "lay off 8H on run 3", "there is no meld 3")
     refused(state, "lay off 9H on run 0", "9H does not extend the run 5H 6H 7H: it can only take 4H or 8H")
     assert "lay off 8H on run 0" in names(state)
+    assert state.parse_action("lay off 8H on meld 0") == state.parse_action("lay off 8H on run 0")
     play(state, "lay off 8H on run 0", "lay off 9H on run 0", "lay off 2C*=4H on run 0")
     assert state.melds[0].meanings == tuple(C("4H 5H 6H 7H 8H 9H"))
     assert state.melds[0].owner == 1

@@ -44,6 +44,13 @@ def test_a_wild_standing_for_itself_is_marked_when_the_wild_rank_is_known() -> N
         "meld set 7C*=7 7D*=7 7H*=7"
 
 
+def test_a_lay_off_on_meld_n_is_read_against_the_table() -> None:
+    assert A.parse_action("lay off 8H on meld 2", [0, 0, 1]) == A.lay_off_run(c("8H"), c("8H"), 2)
+    assert A.parse_action("lay off 7S on meld 0", [0, 0, 1]) == A.lay_off_set(c("7S"), 7, 0)
+    with pytest.raises(A.ActionFormatError, match="write 'on set N' or 'on run N'"):
+        A.parse_action("lay off 7S on meld 3", [0, 0, 1])
+
+
 def test_the_json_form_uses_ids_and_reads_names() -> None:
     action = A.meld_set(C("7C 7D 2H"), (7, 7, 7))
     assert A.action_to_json(action) == {"kind": "meld_set", "cards": C("7C 7D 2H"),
@@ -62,6 +69,7 @@ def test_the_json_form_uses_ids_and_reads_names() -> None:
     ({"kind": "meld_run", "cards": [1, 2, 3], "meanings": [1, 2]}, "one meaning per card"),
     ({"kind": "lay_off_run", "cards": [1], "meanings": [2], "target": "0"}, "malformed"),
     ({"kind": 9}, "unknown action kind 9"),
+    ({"kind": "discard", "cards": [1], "target": 2}, "a discard action has no target"),
 ])
 def test_bad_json_is_refused_with_a_reason(data: object, message: str) -> None:
     with pytest.raises(A.ActionFormatError) as err:

@@ -134,9 +134,7 @@ def check_shape(action: object) -> RummyAction:
         )
     if any(not 0 <= c < 52 for c in cards):
         raise ActionFormatError(f"{action!r} names a card id outside 0..51", action)
-    want = {MELD_SET: None, MELD_RUN: None, LAY_OFF_SET: (1, 1), LAY_OFF_RUN: (1, 1),
-            EXCHANGE: (2, 0), DISCARD: (1, 0)}
-    shape = want.get(kind, (0, 0))
+    shape = _SHAPES.get(kind, (0, 0))
     if shape is None:
         if len(meanings) != len(cards):
             raise ActionFormatError(
@@ -148,7 +146,16 @@ def check_shape(action: object) -> RummyAction:
             f"a {KIND_NAMES[kind]} action has {shape[0]} card(s) and {shape[1]} meaning(s), "
             f"not {len(cards)} and {len(meanings)}", action
         )
+    if target != -1 and kind not in (LAY_OFF_SET, LAY_OFF_RUN, EXCHANGE):
+        raise ActionFormatError(f"a {KIND_NAMES[kind]} action has no target: it must be -1", action)
     return RummyAction(kind, cards, meanings, target)
+
+
+_SHAPES: dict[int, tuple[int, int] | None] = {
+    MELD_SET: None, MELD_RUN: None, LAY_OFF_SET: (1, 1), LAY_OFF_RUN: (1, 1), EXCHANGE: (2, 0),
+    DISCARD: (1, 0),
+}
+"""(cards, meanings) per kind; None: any number of cards, one meaning each; absent: none."""
 
 
 def _is_int(value: object) -> bool:
@@ -189,9 +196,16 @@ def action_name(action: RummyAction, wild_rank: int | None = None) -> str:
     return ("meld run " if run else "meld set ") + parts
 
 
-def parse_action(text: str) -> RummyAction:
-    """Read an action's text form; raise :class:`ActionFormatError` naming the forms."""
+def parse_action(text: str, meld_kinds: Sequence[int] = ()) -> RummyAction:
+    """Read an action's text form; raise :class:`ActionFormatError` naming the forms.
+
+    With ``meld_kinds`` (the kind of each table meld, 0 = set, 1 = run) a lay-off may also be
+    written ``lay off 8H on meld 2``: the table says whether meld 2 is a set or a run.
+    """
     words = text.strip().lower().replace(",", " ").split()
+    if (len(words) == 6 and words[:2] == ["lay", "off"] and words[3:5] == ["on", "meld"]
+            and words[5].isdigit() and int(words[5]) < len(meld_kinds)):
+        words[4] = "set" if meld_kinds[int(words[5])] == 0 else "run"
     try:
         return _parse_words(words)
     except (CardError, ValueError, IndexError) as err:
@@ -218,6 +232,8 @@ def _parse_words(words: list[str]) -> RummyAction:
         card, meaning = _parse_card_meaning(words[2], run)
         return RummyAction(LAY_OFF_RUN if run else LAY_OFF_SET, (card,), (meaning,),
                            _parse_index(words[5]))
+    if head == ["lay", "off"] and words[3:5] == ["on", "meld"]:
+        raise ValueError("write 'on set N' or 'on run N': a set takes a rank, a run a card")
     if words[:1] == ["exchange"] and len(words) == 7 and words[2] == "for" and words[4:6] == ["on", "meld"]:
         return RummyAction(EXCHANGE, (parse_card(words[1]), parse_card(words[3])), (),
                            _parse_index(words[6]))

@@ -476,7 +476,8 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         return acts.action_name(action, self._wild)
 
     def parse_action(self, text: str) -> RummyAction:
-        return acts.parse_action(text)
+        """Read an action's text; ``lay off 8H on meld 2`` is read against the table."""
+        return acts.parse_action(text, [m.kind for m in self._melds])
 
     def action_to_json(self, action: RummyAction) -> dict[str, Any]:
         return acts.action_to_json(action)
