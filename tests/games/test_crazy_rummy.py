@@ -50,6 +50,7 @@ def test_the_first_turn_has_no_draw_and_no_exchange() -> None:
 def test_first_turn_meld_discard_only_skips_the_table_phase() -> None:
     state = match(3, 7, first_turn_meld="discard_only")
     assert state.phase == "discard"
+    refused(state, "draw stock", "the first turn of a deal has no draw; discard one card")
     assert all(a.kind == A.DISCARD for a in state.legal_actions())
 
 

@@ -18,24 +18,32 @@ action. When the rules allow no table action in a turn (``first_turn_meld = disc
 ``no_meld_until_round_complete``, or a one-card turn of a player who has not opened) the turn
 goes straight from the draw to the discard [ENGINE DECISION].
 
-[ENGINE DECISION]s beyond those of the spec (documented to bot authors):
+The spec's [ENGINE DECISION]s, as played here (documented to bot authors):
 
-1. Every card of a meld carries its declared meaning (see :mod:`.actions`); wilds are never
-   guessed.
-2. The first dealer is ``rng.randrange(players)`` rather than a draw for lowest card: the same
+* every card of a meld carries its declared meaning, so wilds are never guessed (rule 10; the
+  encoding is in :mod:`.actions`);
+* a wild freed by an exchange may be kept or discarded (rule 14), unless
+  ``reclaimed_wild_must_be_used``; the card just taken from the discard pile may be discarded
+  again (rule 16), unless ``may_discard_card_just_taken = off``;
+* a one-card turn allows a single lay-off, which leads to going out, and no exchange (rule 18);
+* the stall guard: a deal whose turn number reaches ``max_turns_per_deal`` (40 x players) ends
+  after that turn's discard and is scored with every hand counting, or voided (rule 20);
+* the whole discard pile is shown (rule 27); ties share places (``tie_policy = shared``).
+
+Further decisions of the engine:
+
+1. The first dealer is ``rng.randrange(players)`` rather than a draw for lowest card: the same
    uniform choice, with one call to the match generator.
-3. Lay-offs are one card per action; exchanges only after drawing (never on the first turn of a
-   deal); a one-card turn allows one lay-off and then goes to the discard (spec rule 18).
-4. Stock exhaustion: the deal ends when the player who drew the last stock card discards
+2. Lay-offs are one card per action; exchanges only after drawing, so never on the first turn
+   of a deal. The table-phase details of the switches are in :mod:`.table`; what "all wild"
+   means for ``allow_all_wild_melds`` is in :mod:`talon_sdk.melds`.
+3. Stock exhaustion: the deal ends when the player who drew the last stock card discards
    without going out (rule 19(b)). With ``reshuffle`` (``turn_over``) the discard pile except
-   its top card becomes the new stock, shuffled (turned over, oldest card on top) at that
-   moment; if that leaves no stock, the deal ends as exhausted.
-5. Stall guard: a deal whose turn number reaches ``max_turns_per_deal`` (40 x players) ends
-   after that turn's discard and is scored with every player counting their hand (or voided).
-6. The discard pile is shown in full (spec rule 27); hands are never revealed, not even after
-   a deal: events carry scores only.
-7. Standings: lowest total first; equal totals share a place (``tie_policy = shared``).
-8. Scores of a deal are multiplied (``double_when_wild_in``) after the go-out bonus is added.
+   its top card becomes the new stock at that moment, shuffled (turned over, the oldest card on
+   top); if that leaves no stock, the deal ends as exhausted.
+4. Hands are never revealed, not even after a deal: events carry scores only.
+5. Scores of a deal are multiplied (``double_when_wild_in``) after the go-out bonus is added;
+   the tie-break ``deals_won_then_worst_deal`` is in :mod:`.scoring`.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from referee.games.crazy_rummy.table import (
     list_table_actions,
     must_text,
     plan_table_action,
+    wrong_phase_reason,
 )
 from talon_sdk.cards import card_name, shuffled_pack
 from talon_sdk.melds import Meld, MeldRules
@@ -209,24 +218,10 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         seat = self._cur
         handler = _HANDLERS.get((self._phase, a.kind))
         if handler is None:
-            raise IllegalActionError(self._wrong_phase(a), action)
+            raise IllegalActionError(wrong_phase_reason(self, a), action)
         handler(self, a)
         self._history.append((seat, a))
         self._legal = None
-
-    def _wrong_phase(self, action: RummyAction) -> str:
-        kind = acts.KIND_NAMES[action.kind]
-        if self._phase == DRAW:
-            return f"illegal: {kind} in the draw phase: draw first (draw stock or draw discard)"
-        if self._phase == TABLE:
-            if action.kind in (acts.DRAW_STOCK, acts.DRAW_DISCARD):
-                why = ("the first turn of a deal has no draw" if self._drawn < 0
-                       else "you have already drawn this turn")
-                return f"illegal: {why}; meld, lay off, exchange or end table"
-            return "illegal: end the table phase (end table) before you discard"
-        if action.kind in (acts.DRAW_STOCK, acts.DRAW_DISCARD):
-            return "illegal: you have already drawn this turn; discard one card"
-        return "illegal: the table phase is over (or not open to you this turn); discard one card"
 
     # --- draw ---------------------------------------------------------------------------------
 

@@ -30,8 +30,11 @@ from typing import TYPE_CHECKING
 
 from referee.games.base import IllegalActionError
 from referee.games.crazy_rummy.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
     END_TABLE,
     EXCHANGE,
+    KIND_NAMES,
     LAY_OFF_RUN,
     LAY_OFF_SET,
     MELD_RUN,
@@ -296,3 +299,20 @@ def _passes_turn_rules(state: CrazyRummyState, action: RummyAction) -> bool:
         hand.append(action.cards[1])
     placed = action.cards[:1] if action.kind == EXCHANGE else action.cards
     return discard_possible(state, hand, placed)
+
+
+def wrong_phase_reason(state: CrazyRummyState, action: RummyAction) -> str:
+    """Why ``action`` does not fit the phase of the turn, naming what does."""
+    kind = KIND_NAMES[action.kind]
+    drawing = action.kind in (DRAW_STOCK, DRAW_DISCARD)
+    drawn = ("you have already drawn this turn" if state._drawn >= 0
+             else "the first turn of a deal has no draw")
+    if state.phase == "draw":
+        return f"illegal: {kind} in the draw phase: draw first (draw stock or draw discard)"
+    if state.phase == "table":
+        if drawing:
+            return f"illegal: {drawn}; meld, lay off, exchange or end table"
+        return "illegal: end the table phase (end table) before you discard"
+    if drawing:
+        return f"illegal: {drawn}; discard one card"
+    return "illegal: the table phase is over (or not open to you this turn); discard one card"
