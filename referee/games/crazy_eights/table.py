@@ -12,7 +12,7 @@ from typing import Any, Self
 
 from referee.cards import (
     NUM_CARDS, card_name, card_rank, card_suit, mask_add, mask_cards, mask_from_cards,
-    shuffled_pack, suit_name,
+    shuffle, shuffled_pack, suit_name,
 )
 from referee.games.base import RulesError
 from referee.games.crazy_eights import actions as A
@@ -181,12 +181,18 @@ class Table:
         n = self.num_players
         self._hand_no += 1
         self._stock = stock = shuffled_pack(self._decks, self._rng)
-        self._hands = [0] * n
-        for i in range(max(self._hand_size(s) for s in range(n))):
-            for k in range(1, n + 1):
-                seat = (self._dealer + k) % n
-                if i < self._hand_size(seat):
-                    self._hands[seat] = mask_add(self._hands[seat], stock.pop())
+        self._hands = hands = [0] * n
+        for k in range(1, n + 1):  # from the dealer's left; dealing blocks of a shuffled pack
+            seat = (self._dealer + k) % n  # is as random as dealing one card at a time
+            size = self._hand_size(seat)
+            if self._decks == 1:
+                mask = 0
+                for card in stock[-size:]:
+                    mask |= 1 << card
+                hands[seat] = mask
+            else:
+                hands[seat] = mask_from_cards(stock[-size:])
+            del stock[-size:]
         self._dir = 1
         self._pending = 0
         self._passes = 0
@@ -296,7 +302,7 @@ class Table:
                 return -1
             stock.extend(self._pile[:-1])
             del self._pile[:-1]
-            self._rng.shuffle(stock)
+            shuffle(stock, self._rng)
             self._log("reshuffle", -1, stock=len(stock))
         card = stock.pop()
         self._hands[p] = mask_add(self._hands[p], card)
@@ -329,7 +335,7 @@ class Table:
         pool = list(self._stock)
         for s in others:
             pool.extend(mask_cards(self._hands[s]))
-        rng.shuffle(pool)
+        shuffle(pool, rng)
         self._stock = pool[:len(self._stock)]
         at = len(self._stock)
         for s in others:
