@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,8 +25,9 @@ async def probe_sandbox(
     state_root: Path | None = None,
 ) -> AsyncIterator[tuple[DockerSandbox, ProbeListeners]]:
     listeners = ProbeListeners()
-    config = DockerSandboxConfig(limits=limits or DockerLimits(), base_image=base,
-                                 **({"state_root": state_root} if state_root else {}))
+    config = DockerSandboxConfig(limits=limits or DockerLimits(), base_image=base)
+    if state_root is not None:
+        config = dataclasses.replace(config, state_root=state_root)
     sandbox = DockerSandbox(listeners, config, client)
     try:
         yield sandbox, listeners

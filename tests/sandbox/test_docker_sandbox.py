@@ -26,6 +26,8 @@ PROBE_BOT = BotSpec.from_dir(PROBE)
 
 def _exec(handle: DockerBotHandle, *command: str) -> tuple[int, str]:
     code, output = handle.container.exec_run(list(command))
+    if not isinstance(output, bytes) or code is None:
+        raise TypeError("exec_run without stream or detach returns an exit code and bytes")
     return int(code), output.decode(errors="replace").strip()
 
 

@@ -9,6 +9,7 @@ import asyncio
 import time
 
 import docker
+from docker.models.containers import Container
 from conftest import HOSTILE
 from sandbox_helpers import SMALL, escapes, probe_sandbox, result_of
 
@@ -79,8 +80,10 @@ def test_disk_fill_stops_at_the_tmpfs_size(docker_client: docker.DockerClient,
     asyncio.run(scenario())
 
 
-def _cpu_ns(container: docker.models.containers.Container) -> int:
+def _cpu_ns(container: Container) -> int:
     stats = container.stats(stream=False)
+    if not isinstance(stats, dict):
+        raise TypeError("stats(stream=False) returns one sample")
     return int(stats["cpu_stats"]["cpu_usage"]["total_usage"])
 
 
