@@ -221,6 +221,8 @@ class DockerSandbox(Sandbox):
         self._handles: dict[str, DockerBotHandle] = {}
         self._swept = False
         self._base_tag: str | None = None
+        self._setup_lock = asyncio.Lock()
+        """Seats of one match start concurrently; the run directory is made once."""
 
     @property
     def client(self) -> docker.DockerClient:
@@ -254,6 +256,8 @@ class DockerSandbox(Sandbox):
                     pass
         root = self.config.state_root
         for run_dir in root.iterdir() if root.is_dir() else []:
+            if not run_dir.is_dir() or run_dir.is_symlink():
+                continue
             owner_file = run_dir / "owner"
             owner = owner_file.read_text().strip() if owner_file.is_file() else ""
             if run_dir != self.run_dir and not owner_is_alive(owner):
@@ -341,7 +345,8 @@ class DockerSandbox(Sandbox):
 
     async def start_image(self, image: str, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
         """Start a container of an already built ``image`` for ``bot``."""
-        await asyncio.to_thread(self._prepare_run_dir)
+        async with self._setup_lock:
+            await asyncio.to_thread(self._prepare_run_dir)
         seq = next(self._seq)
         directory = self.run_dir / str(seq)
         directory.mkdir(mode=0o755)

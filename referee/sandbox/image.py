@@ -255,7 +255,10 @@ def _fetch_wheels(recipe: BaseImageRecipe, tag: str, info: dict[str, str], say: 
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     _run(pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels),
                 str(recipe.sdk_dir)], "building the SDK wheel", say)
-    (sdk_wheel,) = wheels.glob("talon_sdk-*.whl")
+    built = list(wheels.glob("talon_sdk-*.whl"))
+    if len(built) != 1:
+        raise SandboxError(f"expected one talon_sdk wheel from {recipe.sdk_dir}, got {built}")
+    sdk_wheel = built[0]
     _run(pip + ["download", "-d", str(wheels)] + _pip_platform_args(info) + [str(sdk_wheel)],
          "downloading the SDK's dependency wheels", say)
     return wheels

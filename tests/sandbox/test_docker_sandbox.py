@@ -96,8 +96,8 @@ def test_nothing_is_left_after_stop_and_close(docker_client: docker.DockerClient
                                               base_image: str) -> None:
     async def scenario() -> None:
         async with probe_sandbox(docker_client, base_image) as (sandbox, listeners):
-            handles = [await sandbox.start(PROBE_BOT, SeatAccess(address="", token=f"t{i}"))
-                       for i in range(2)]
+            handles = await asyncio.gather(*(  # seats of a match start concurrently
+                sandbox.start(PROBE_BOT, SeatAccess(address="", token=f"t{i}")) for i in range(3)))
             for handle in handles:
                 assert await listeners.wait_connected(handle.socket_path, 30) is not None
             ids = [str(h.container.id) for h in handles]
@@ -105,9 +105,9 @@ def test_nothing_is_left_after_stop_and_close(docker_client: docker.DockerClient
             await handles[0].stop()  # idempotent
             assert not handles[0].is_alive()
             assert not handles[0].directory.exists()
-            assert handles[1].is_alive()
-        # close() stopped the second one and removed the run directory
-        assert not handles[1].directory.exists()
+            assert handles[1].is_alive() and handles[2].is_alive()
+        # close() stopped the others and removed the run directory
+        assert not handles[1].directory.exists() and not handles[2].directory.exists()
         assert not sandbox.run_dir.exists()
         assert docker_client.containers.list(
             all=True, filters={"label": f"{LABEL_RUN}={sandbox.run_id}"}) == []
