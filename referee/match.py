@@ -173,7 +173,7 @@ class _Match:
         self.records: list[tuple[int, Any, bool, float]] = []
         """(seat, action, played by the fallback, think seconds) per decision."""
         self._violations = False
-        self.entry.attach_source(lambda: self.events.upto(self.state.events))
+        self.entry.attach_source(lambda: self.events.upto(self.state))
         for seat in self.seats:
             seat.link.on_violation = self._flag_violation
 
@@ -279,7 +279,7 @@ class _Match:
             return None, 0.0
         decision_ms = self.clocks.decision_ms
         bank = seat.bank_ms
-        encoded = self.events.upto(state.events)
+        encoded = self.events.upto(state)
         events = encoded[seat.events_sent:]
         seat.events_sent = len(encoded)
         rid = link.new_request_id()
@@ -355,7 +355,7 @@ class _Match:
 
     def _publish(self) -> None:
         if self.entry.has_watchers():
-            self.entry.publish(self.events.upto(self.state.events))
+            self.entry.publish(self.events.upto(self.state))
 
     # --- after the last decision --------------------------------------------------------------
 
@@ -385,7 +385,7 @@ class _Match:
         return dataclasses.replace(result, replay=replay)
 
     async def _farewell(self, result: MatchResult) -> None:
-        encoded = self.events.upto(self.state.events)
+        encoded = self.events.upto(self.state)
         proto = result_proto(result)
         self.entry.publish(encoded)
         self.entry.finish(proto)
