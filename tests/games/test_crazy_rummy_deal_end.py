@@ -290,6 +290,9 @@ def test_an_illegal_action_never_changes_the_state() -> None:
         with pytest.raises(IllegalActionError):
             state.apply(state.parse_action(text))
     assert snapshot(state) == before
+    assert not state.is_legal(A.discard(c("9C")))
+    assert state.is_legal(state.parse_action("meld set 9C 9D 9S"))
+    assert snapshot(state) == before
 
 
 def test_clone_is_independent() -> None:

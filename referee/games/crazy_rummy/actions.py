@@ -121,7 +121,8 @@ def discard(card: int) -> RummyAction:
 def check_shape(action: object) -> RummyAction:
     """``action`` as a :class:`RummyAction` if its fields have the layout's shape.
 
-    Shape only (types, lengths, id ranges); legality is the state's business.
+    Shape only (types, lengths, id ranges); legality is the state's business. The target of a
+    kind that has none is read as -1.
     """
     if not isinstance(action, tuple) or len(action) != 4:
         raise ActionFormatError(f"{action!r} is not a Crazy Rummy action: {FORMS}", action)
@@ -146,8 +147,8 @@ def check_shape(action: object) -> RummyAction:
             f"a {KIND_NAMES[kind]} action has {shape[0]} card(s) and {shape[1]} meaning(s), "
             f"not {len(cards)} and {len(meanings)}", action
         )
-    if target != -1 and kind not in (LAY_OFF_SET, LAY_OFF_RUN, EXCHANGE):
-        raise ActionFormatError(f"a {KIND_NAMES[kind]} action has no target: it must be -1", action)
+    if kind not in (LAY_OFF_SET, LAY_OFF_RUN, EXCHANGE):
+        target = -1  # lenient on a field the kind does not use (a proto's unset int is 0)
     return RummyAction(kind, cards, meanings, target)
 
 
