@@ -25,13 +25,39 @@ def test_going_out_scores_the_other_hands_and_deals_again() -> None:
     # seat 1: 3+4+5+6+8+10+10 (J); seat 2: 3+4+8+10+10 (Q)+10 (K)+10 (J)
     assert state.hand_scores == [[0, 46, 55]] and list(state.scores) == [0, 46, 55]
     end = [e for e in state.events if e.kind == "deal_end"][0]
-    assert end.data == {"deal_number": 2, "reason": "went_out", "went_out": 0,
+    assert end.data == {"deal_number": 2, "reason": "went_out", "went_out": 0, "out_seats": [0],
                         "deal_scores": [0, 46, 55], "scores": [0, 46, 55]}
     view = state.view(0)
     assert view["deal_number"] == 3 and view["wild_rank"] == 3
     assert view["dealer"] == 0 and view["current_player"] == 1  # the deal passes clockwise
     assert view["hand_sizes"] == [7, 8, 7] and view["melds"] == [] and view["opened"] == [False] * 3
     assert state.card_count() == 52
+
+
+def test_full_turn_lets_the_rest_of_the_first_round_play_after_a_first_turn_go_out() -> None:
+    hands = ["4H 5H 6H 7H 9C 9D 9S KS", "3C 4C 5C 6C 8D 10D JD", "3S 4S 8S 10S QS KC JH"]
+    state = position(hands, ruleset=rules(first_turn_go_out="full_turn"), turn=1,
+                     stock_top=C("QD AD"))
+    play(state, "meld run 4H 5H 6H 7H", "meld set 9C 9D 9S", "end table", "discard KS")
+    assert state.current_player == 1 and state.phase == "draw" and state.hand_number == 2
+    assert state.view(1)["hand_sizes"] == [0, 7, 7]
+    play(state, "draw stock", "end table", "discard QD", "draw stock", "end table", "discard AD")
+    end = [e for e in state.events if e.kind == "deal_end"][0]
+    assert end.data["reason"] == "went_out" and end.data["out_seats"] == [0]
+    assert end.data["deal_scores"] == [0, 46, 55] and state.hand_number == 3
+
+
+def test_full_turn_scores_every_player_who_goes_out_in_the_first_round() -> None:
+    hands = ["4H 5H 6H 7H 9C 9D 9S KS", "3C 4C 5C 6C 8D 8H 8S", "3S 4S 10S QS KC JH 7S"]
+    ruleset = rules(first_turn_go_out="full_turn", go_out_bonus=-15)
+    state = position(hands, ruleset=ruleset, turn=1, stock_top=C("QD AD"))
+    play(state, "meld run 4H 5H 6H 7H", "meld set 9C 9D 9S", "end table", "discard KS")
+    play(state, "draw stock", "meld run 3C 4C 5C 6C", "meld set 8D 8H 8S", "end table",
+         "discard QD")
+    assert state.hand_number == 2 and state.current_player == 2
+    play(state, "draw stock", "end table", "discard AD")
+    assert state.hand_scores == [[-15, -15, 3 + 4 + 10 + 10 + 10 + 10 + 7]]
+    assert state.view(0)["deals_won"] == [1, 1, 0]
 
 
 def test_the_deal_ends_when_the_last_stock_card_is_drawn_and_discarded() -> None:

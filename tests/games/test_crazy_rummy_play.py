@@ -29,6 +29,7 @@ CHOICES: dict[str, list[Any]] = {
     "ace_in_runs": ["low", "high_or_low"],
     "first_player": ["left_of_dealer", "dealer"],
     "first_turn_meld": ["allowed", "discard_only"],
+    "first_turn_go_out": ["ends_deal", "full_turn"],
     "no_meld_until_round_complete": [False, True],
     "reclaimed_wild_must_be_used": [False, True],
     "may_discard_card_just_taken": [True, False],

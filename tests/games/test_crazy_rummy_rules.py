@@ -53,8 +53,7 @@ def test_bad_switches_are_named_with_the_allowed_values(overrides: dict[str, Any
 
 @pytest.mark.parametrize("switch,value", [
     ("press", "on"), ("seven_card_run_reset", True), ("up_for_two", "on"),
-    ("declare_four_wilds", "on"), ("first_turn_go_out", "full_turn"),
-    ("first_turn_go_out", "meld_chance"), ("stock_exhausted", "take_or_end"),
+    ("declare_four_wilds", "on"), ("first_turn_go_out", "meld_chance"), ("stock_exhausted", "take_or_end"),
     ("wild_sequence", "joker"), ("wild_sequence", "dealer_choice"), ("players", "up_to_12"),
     ("tie_policy", "extra_deal"), ("double_deck_set_max", "unlimited_wilds"),
 ])

@@ -81,6 +81,7 @@ def arrange(state: CrazyRummyState, hands: Sequence[Sequence[int]], *,
                                               "wild_rank": state._wild})]
     state._history = []
     state._public = [[] for _ in range(n)]
+    state._out = []
     if scores is not None:
         state._scores = list(scores)
     state._legal = None

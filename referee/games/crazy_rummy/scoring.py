@@ -13,14 +13,14 @@ from referee.games.crazy_rummy.rules import CrazyRummyRules
 
 
 def deal_points(rules: CrazyRummyRules, hands: Sequence[Sequence[int]], wild_rank: int,
-                out_seat: int, void: bool) -> list[int]:
-    """Each seat's points for the deal: the go-out bonus for ``out_seat`` (-1: nobody went out),
-    the value of the hand for everyone else, all multiplied in doubled deals; zeros if void."""
+                out_seats: Sequence[int], void: bool) -> list[int]:
+    """Each seat's points for the deal: the go-out bonus for the seats in ``out_seats``, the
+    value of the hand for everyone else, all multiplied in doubled deals; zeros if void."""
     if void:
         return [0] * len(hands)
     factor = rules.deal_multiplier(wild_rank)
     return [
-        factor * (rules.go_out_bonus if seat == out_seat else
+        factor * (rules.go_out_bonus if seat in out_seats else
                   sum(rules.card_value(card, wild_rank) for card in hand))
         for seat, hand in enumerate(hands)
     ]

@@ -101,6 +101,7 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
     _discard: list[int]
     _melds: list[Meld]
     _opened: list[bool]
+    _out: list[int]
     # The turn.
     _turn: int
     _cur: int
@@ -340,18 +341,28 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         self._log("discard", seat, card=card)
         if not self._hands[seat]:
             self._log("go_out", seat)
-            self._end_deal("went_out", seat)
-            return
-        if self._drew_last and not self._refill_stock():
-            self._end_deal("stock_exhausted", -1)
-            return
-        if self._turn >= self.rules.turn_limit(self.num_players):
-            resolution = self.rules.stall_resolution
-            self._log("stalled", -1, turns=self._turn, resolution=resolution)
-            self._end_deal("stalled", -1)
-            return
-        self._turn += 1
-        self._begin_turn((seat + 1) % self.num_players)
+            self._out.append(seat)
+        self._end_turn(seat)
+
+    def _end_turn(self, seat: int) -> None:
+        """After a discard: the deal ends (rules 17, 19, 20) or the next player's turn begins.
+
+        With ``first_turn_go_out = full_turn`` (Benny) a player going out in the first round
+        lets the players who have not had a turn yet play theirs; the deal ends after the round.
+        """
+        n = self.num_players
+        more = self.rules.first_turn_go_out == "full_turn" and self._turn < n
+        if self._out and not more:
+            self._end_deal("went_out")
+        elif self._drew_last and not self._refill_stock():
+            self._end_deal("went_out" if self._out else "stock_exhausted")
+        elif self._turn >= self.rules.turn_limit(n):
+            if not self._out:
+                self._log("stalled", -1, turns=self._turn, resolution=self.rules.stall_resolution)
+            self._end_deal("went_out" if self._out else "stalled")
+        else:
+            self._turn += 1
+            self._begin_turn((seat + 1) % n)
 
     def _refill_stock(self) -> bool:
         """Stock exhaustion (rule 19(b)): end the deal, or make a new stock; True if play goes on."""
@@ -394,6 +405,7 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         self._melds = []
         self._opened = [False] * n
         self._public = [[] for _ in range(n)]
+        self._out = []
         self._turn = 1
         self._log("deal", self._dealer, deal_number=self._deal_no, wild_rank=self._wild,
                   first_player=first, hand_sizes=[len(h) for h in self._hands],
@@ -414,17 +426,18 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         first_turn = TABLE if self._table_allowed() else DISCARD
         self._phase = first_turn if self._turn == 1 else DRAW
 
-    def _end_deal(self, reason: str, out_seat: int) -> None:
+    def _end_deal(self, reason: str) -> None:
         """Score the deal (rule 21), then deal again or end the match (rule 22)."""
         rules = self.rules
         void = reason == "stalled" and rules.stall_resolution == "void"
-        points = deal_points(rules, self._hands, self._wild, out_seat, void)
-        if out_seat >= 0:
-            self._deals_won[out_seat] += 1
+        points = deal_points(rules, self._hands, self._wild, self._out, void)
+        for seat in self._out:
+            self._deals_won[seat] += 1
         self._deal_scores.append(points)
         self._scores = [a + b for a, b in zip(self._scores, points)]
         self._log("deal_end", -1, deal_number=self._deal_no, reason=reason,
-                  went_out=out_seat if out_seat >= 0 else None, deal_scores=list(points),
+                  went_out=self._out[0] if self._out else None, out_seats=list(self._out),
+                  deal_scores=list(points),
                   scores=list(self._scores))
         if self._deal_no < rules.num_deals:
             self._start_deal()
@@ -454,6 +467,7 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
         new._melds = list(self._melds)
         new._opened = list(self._opened)
         new._public = [list(p) for p in self._public]
+        new._out = list(self._out)
         new._scores = list(self._scores)
         new._deal_scores = [list(d) for d in self._deal_scores]
         new._deals_won = list(self._deals_won)
