@@ -3,28 +3,22 @@
 ``talon bot build DIR`` is the gate a bot passes before it plays: its Dockerfile must build
 offline on Talon's base image, and the built image must start in the sandbox (no network,
 read-only, non-root) and connect to its referee socket. Failures are reported in plain
-words with the bot's last output, and exit with status 1.
+words with the bot's last output, and exit with status 1. The Docker side lives in
+:mod:`referee.sandbox.workflow`, imported only when a command runs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
-import docker
-import docker.errors
 
-from referee.sandbox.base import BotSpec, SandboxError
-from referee.sandbox.bot_image import ensure_bot_image, prune_images
-from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
-from referee.sandbox.image import BaseImageRecipe, current_base_tag, ensure_base_image
-from referee.sandbox.probe import ProbeListeners
-from referee.sandbox.smoke import SmokeResult, smoke_check
+from referee.sandbox.base import SandboxError
 
 DOCKERFILE_TEMPLATE = """\
 # A Talon bot image: Talon's base image (Debian's python3 with the SDK, user 'bot') plus
@@ -61,7 +55,7 @@ if __name__ == "__main__":
 '''
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"talon bot: {message}", err=True)
     sys.exit(1)
 
@@ -92,15 +86,6 @@ def new(name: str, parent: Path) -> None:
     click.echo(f"next: talon bot build {directory}")
 
 
-async def _smoke(image: str, spec: BotSpec, timeout: float) -> SmokeResult:
-    listeners = ProbeListeners()
-    sandbox = DockerSandbox(listeners, DockerSandboxConfig(build_missing=False))
-    try:
-        return await smoke_check(sandbox, listeners, image, spec, timeout)
-    finally:
-        await sandbox.close()
-
-
 @bot.command("build")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--base", help="Base image tag (default: the one for this checkout's SDK, built "
@@ -110,29 +95,12 @@ async def _smoke(image: str, spec: BotSpec, timeout: float) -> SmokeResult:
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds the check waits.")
 def build(directory: Path, base: str | None, check: bool, timeout: float) -> None:
     """Build the bot in DIRECTORY offline and check that it starts in the sandbox."""
+    from referee.sandbox import workflow
+
     try:
-        spec = BotSpec.from_dir(directory)
-        client = docker.from_env()
-        base = base or current_base_tag()
-        try:
-            client.images.get(base)
-        except docker.errors.ImageNotFound:
-            if base != current_base_tag():
-                raise SandboxError(f"base image {base!r} does not exist") from None
-            click.echo(f"base image {base} missing: building it (about a minute, needs root)")
-            ensure_base_image(client, BaseImageRecipe.from_host(), say=click.echo)
-        image = ensure_bot_image(client, spec, base)
-        click.echo(f"{'built' if image.built else 'up to date'}: {image.tag}"
-                   + (f" in {image.seconds} s" if image.built else ""))
-        if check:
-            result = asyncio.run(_smoke(image.tag, spec, timeout))
-            if not result.ok:
-                _fail(result.message)
-            click.echo(f"check: {result.message}")
+        workflow.build_bot(directory, base, check, timeout, say=click.echo)
     except SandboxError as error:
         _fail(str(error))
-    except docker.errors.DockerException as error:
-        _fail(f"cannot use the Docker engine: {error}")
 
 
 @bot.command("base-image")
@@ -140,12 +108,13 @@ def build(directory: Path, base: str | None, check: bool, timeout: float) -> Non
 @click.option("--mirror", help="Debian mirror URI (default: the one apt uses here).")
 def base_image(suite: str | None, mirror: str | None) -> None:
     """Build (or reuse) the bot base image; print a JSON report. Needs root."""
+    from referee.sandbox import workflow
+
     if os.geteuid() != 0:
         _fail("building the base image needs root (debootstrap and chroot)")
     try:
-        report = ensure_base_image(docker.from_env(), BaseImageRecipe.from_host(suite, mirror),
-                                   say=lambda line: click.echo(line, err=True))
-    except (SandboxError, docker.errors.DockerException) as error:
+        report = workflow.build_base(suite, mirror, say=lambda line: click.echo(line, err=True))
+    except SandboxError as error:
         _fail(str(error))
     click.echo(json.dumps(json.loads(report.as_json()), indent=2))
 
@@ -155,11 +124,10 @@ def base_image(suite: str | None, mirror: str | None) -> None:
               help="Also remove base images of older SDKs and the bot images built on them.")
 def sweep(images: bool) -> None:
     """Remove bot containers and socket directories left by Talon runs that died."""
+    from referee.sandbox import workflow
+
     try:
-        sandbox = DockerSandbox(ProbeListeners())
-        removed = sandbox.sweep()
-        if images:
-            removed += [f"image {tag}" for tag in prune_images(sandbox.client, current_base_tag())]
-    except (SandboxError, docker.errors.DockerException) as error:
+        removed = workflow.sweep(images)
+    except SandboxError as error:
         _fail(str(error))
     click.echo("\n".join(removed) if removed else "nothing to remove")

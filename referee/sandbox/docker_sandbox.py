@@ -140,6 +140,13 @@ class DockerBotHandle(BotHandle):
         self.started_at = started_at
         """``time.monotonic()`` just before the container was created (start-to-ready)."""
         self._stopped = False
+        pid = int(container.attrs.get("State", {}).get("Pid") or 0)
+        start = _process_start(pid) if pid else None
+        self._init = f"{pid}:{start}" if start is not None else None
+        """The container's init process as seen from this host (``pid:start time``), so that
+        :meth:`is_alive` is a /proc read, not an engine round trip (the match loop and the
+        tournament pool ask it around every match). None if the engine's pids are not
+        visible here (a remote engine): then the engine is asked."""
 
     @property
     def token_file(self) -> Path:
@@ -159,7 +166,11 @@ class DockerBotHandle(BotHandle):
         )
 
     def is_alive(self) -> bool:
-        return not self._stopped and self.status().running
+        if self._stopped:
+            return False
+        if self._init is not None:
+            return owner_is_alive(self._init)
+        return self.status().running
 
     async def wait_exit(self, timeout: float) -> ExitStatus:
         """Wait up to ``timeout`` seconds for the bot to end by itself."""
@@ -331,6 +342,7 @@ class DockerSandbox(Sandbox):
             ) from None
         try:
             container.start()
+            container.reload()  # State.Pid, for is_alive()
         except docker.errors.APIError as error:
             container.remove(force=True)
             raise SandboxError(

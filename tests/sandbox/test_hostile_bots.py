@@ -55,8 +55,9 @@ def test_fork_bomb_is_held_by_the_pids_limit(docker_client: docker.DockerClient,
 def test_memory_hog_is_oom_killed(docker_client: docker.DockerClient, base_image: str) -> None:
     async def scenario() -> None:
         async with probe_sandbox(docker_client, base_image, SMALL) as (sandbox, _):
-            _, status, logs = await _run_to_end(sandbox, "memory_hog")
+            handle, status, logs = await _run_to_end(sandbox, "memory_hog")
             assert not status.running and status.oom_killed, (status, logs)
+            assert not handle.is_alive()
             assert status.exit_code == 137
             assert escapes(logs) == []
             held = [int(line.split()[1]) for line in logs.splitlines()
