@@ -174,6 +174,7 @@ class _Match:
         """(seat, action, played by the fallback, think seconds) per decision."""
         self._violations = False
         self.entry.attach_source(lambda: self.events.upto(self.state))
+        self._prepare_welcomes()
         for seat in self.seats:
             seat.link.on_violation = self._flag_violation
 
@@ -186,7 +187,6 @@ class _Match:
         try:
             await self._start_bots(on_tokens)
             await self._await_connections()
-            await self._welcome()
             while not self.state.is_over:
                 await self._step()
                 if self._violations:
@@ -239,17 +239,17 @@ class _Match:
                                  f"crashed: the bot did not connect within {self.clocks.connect_timeout_ms} ms"
                                  + _log_tail(seat.handle), takeover=True)
 
-    async def _welcome(self) -> None:
+    def _prepare_welcomes(self) -> None:
+        """Each seat's Welcome, sent by the service the moment the bot's token is accepted."""
         rules = gpb.RuleSet(game=self.config.game, preset=self.config.preset,
                             overrides_json=_json(self.rules.overrides()), switches_json=_json(self.rules.switches()))
         clocks = bpb.Clocks(decision_ms=self.clocks.decision_ms, bank_ms=self.clocks.bank_ms,
                             max_strikes=self.clocks.max_strikes)
         names = [s.spec.label for s in self.seats]
         for seat in self.seats:
-            if seat.link.is_open:
-                await seat.link.send(bpb.RefereeMessage(welcome=bpb.Welcome(
-                    match_id=self.match_id, seat=seat.index, num_players=len(self.seats), rules=rules,
-                    clocks=clocks, seat_names=names)))
+            seat.link.welcome = bpb.RefereeMessage(welcome=bpb.Welcome(
+                match_id=self.match_id, seat=seat.index, num_players=len(self.seats), rules=rules,
+                clocks=clocks, seat_names=names))
 
     # --- one decision -------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ class Outcome(enum.Enum):
 
 class LinkState(enum.Enum):
     WAITING = "waiting"
+    CLAIMED = "claimed"
+    """A stream presented the token; the Welcome is on its way."""
     CONNECTED = "connected"
     CLOSED = "closed"
 
@@ -56,6 +58,8 @@ class SeatLink:
         """Protocol violations seen by the reader, not yet reported by the match loop."""
         self.on_violation: Callable[[], None] = lambda: None
         self._max_violations = max_violations
+        self.welcome: bpb.RefereeMessage | None = None
+        """Sent by the handler as soon as the token is accepted, before any request."""
         self._context: Any = None
         self._next_id = 1
         self._pending_id = 0
@@ -64,6 +68,10 @@ class SeatLink:
         self._expired: set[int] = set()
 
     # --- the handler's side -------------------------------------------------------------------
+
+    def claim(self) -> None:
+        """Reserve the seat for the stream that presented the token (no await in between)."""
+        self.state = LinkState.CLAIMED
 
     def attach(self, context: Any) -> None:
         """Bind the authenticated stream; the service checked the token and the state."""

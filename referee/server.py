@@ -259,6 +259,14 @@ class RefereeService:
 
     async def _play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         link = await self._authenticate(context)
+        if link.welcome is not None:
+            try:
+                await context.write(link.welcome)
+            except Exception:  # noqa: BLE001 - the bot left before its Welcome
+                link.lost("the stream broke before the Welcome")
+                return
+        if link.state is not LinkState.CLAIMED:  # the match ended meanwhile
+            return
         link.attach(context)
         reader = asyncio.ensure_future(_read(link, context, self.config.max_message_bytes))
         try:
@@ -291,6 +299,7 @@ class RefereeService:
             await _refuse(context, grpc.StatusCode.ALREADY_EXISTS,
                           f"seat {link.seat} of match {link.match_id} is already connected: a token "
                           "serves one connection of one seat")
+        link.claim()
         LOGGER.debug("match %s seat %d: %s connected", link.match_id, link.seat, first.hello.bot_name or "a bot")
         return link
 
