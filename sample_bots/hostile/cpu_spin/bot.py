@@ -34,6 +34,6 @@ if __name__ == "__main__":
     print(f"spinning {SPINNERS} processes for up to {SPIN_SECONDS:.0f} s", flush=True)
     try:
         run(CpuSpin)
-    except SystemExit:  # the referee refused or ended the session
-        pass
+    except (SystemExit, Exception) as error:  # no referee, or it ended the session
+        print(f"session over: {type(error).__name__}", flush=True)
     spin()  # without a referee (or after the match) keep spinning until stopped
