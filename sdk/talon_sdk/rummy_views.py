@@ -67,6 +67,7 @@ class RummyView:
     num_deals: int
     dealer: int
     first_player: int
+    current_player: int
     phase: str
     wild_rank: int
     hand: tuple[int, ...]
@@ -125,7 +126,7 @@ def rummy_view(request: Any, switches: dict[str, Any] | None = None) -> RummyVie
                             for a in request.legal.crazy_rummy),
         switches=switches or {}, preset=v.preset, seat=v.seat, num_players=v.num_players,
         deal_number=v.deal_number, num_deals=v.num_deals, dealer=v.dealer, first_player=v.first_player,
-        phase=v.phase, wild_rank=v.wild_rank, hand=tuple(v.hand), discard_pile=tuple(v.discard_pile),
+        current_player=v.current_player, phase=v.phase, wild_rank=v.wild_rank, hand=tuple(v.hand), discard_pile=tuple(v.discard_pile),
         stock_size=v.stock_size, hand_sizes=tuple(v.hand_sizes), opened=tuple(v.opened),
         melds=tuple(M.Meld(M.SET if m.kind == "set" else M.RUN, tuple(m.cards), tuple(m.meanings), m.owner)
                     for m in v.melds),

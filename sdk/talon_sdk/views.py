@@ -137,6 +137,7 @@ class EightsView:
     preset: str
     hand_number: int
     dealer: int
+    current_player: int
     phase: str
     hand: tuple[int, ...]
     top_card: int | None
@@ -192,7 +193,7 @@ def eights_view(request: Any) -> EightsView:
         decision=_decision(request),
         legal_actions=tuple(map(EightsAction, request.legal.crazy_eights)),
         seat=v.seat, num_players=v.num_players, preset=v.preset, hand_number=v.hand_number, dealer=v.dealer,
-        phase=v.phase, hand=tuple(v.hand), top_card=v.top_card if v.HasField("top_card") else None,
+        current_player=v.current_player, phase=v.phase, hand=tuple(v.hand), top_card=v.top_card if v.HasField("top_card") else None,
         suit_to_follow=v.suit_to_follow, named_suit=v.named_suit if v.HasField("named_suit") else None,
         pile=tuple(v.pile), stock_size=v.stock_size, hand_sizes=tuple(v.hand_sizes), direction=v.direction,
         pending_draw=v.pending_draw, drawn_this_turn=v.drawn_this_turn,
