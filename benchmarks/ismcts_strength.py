@@ -1,0 +1,280 @@
+"""How strong is the ismcts reference bot? Duplicate deal groups against greedy and random.
+
+Each *deal group* is one match seed played once per seat rotation, with the bot under test in
+every seat in turn and the same cards each time, so the luck of the deal cancels within a group.
+Matches run in-process with the rules engine for speed, but every seat still gets exactly what
+the referee would send: views and events are encoded with the referee's own wire codec and
+decoded with the SDK (``make_view``), and answers go back through the SDK's encoder and the
+referee's decoder. Bots are the sample bots themselves (``sample_bots/*/bot.py``).
+
+Printed (JSON): per case, the bot's win share (a win shared by k seats counts 1/k) and its mean
+final match score, each with a 95% interval over deal groups (t interval on group means), the
+opponents' mean score and the per-group score difference with its interval, and how long the
+bot's decisions took (mean, p99, max, and the share over 110% of the budget).
+
+Run (about 12 minutes on two cores)::
+
+    .venv/bin/python benchmarks/ismcts_strength.py --workers 2 > out/ismcts_strength.json
+
+``--quick`` runs a small smoke version. ``--cases`` picks cases by name; ``--curve`` adds the
+strength-versus-time curve (heads-up ``classic`` against greedy at several budgets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "sample_bots" / "ismcts"))
+
+from referee.games import Event, make_rules, new_match  # noqa: E402
+from referee.match_wire import GameCodec  # noqa: E402
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb  # noqa: E402
+from talon_sdk._proto.talon.v1 import game_pb2 as gpb  # noqa: E402
+from talon_sdk.client import encode_action  # noqa: E402
+from talon_sdk.views import make_view  # noqa: E402
+from talon_ismcts import Settings  # noqa: E402
+
+ALGORITHM = ["paired"]
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+       15: 2.13, 20: 2.09, 30: 2.04, 40: 2.02, 60: 2.00, 120: 1.98}
+
+
+def load_bot_module(name: str) -> ModuleType:
+    """``sample_bots/<name>/bot.py`` as a module of its own name."""
+    path = ROOT / "sample_bots" / name / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"talon_sample_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_bot(kind: str, seed: int, ms: float) -> Any:
+    """A fresh bot of ``kind`` (ismcts, greedy or random), seeded."""
+    if kind == "ismcts":
+        return load_bot_module("ismcts").IsmctsBot(Settings(ms=ms, seed=seed, algorithm=ALGORITHM[0]))
+    if kind == "greedy":
+        return load_bot_module("greedy").GreedyBot()
+    bot = load_bot_module("random").RandomBot()
+    bot.rng.seed(seed)
+    return bot
+
+
+@dataclasses.dataclass
+class MatchRecord:
+    """One finished match, from the bots' side."""
+
+    places: list[int]
+    scores: list[int]
+    think: list[list[float]]
+    """Seconds of each decide() call, per seat."""
+    budgets: list[list[float]]
+    """The ismcts bot's budget (seconds) per decision, per seat (empty for other bots)."""
+
+
+def _new_events(state: Any, start: int) -> list[Event]:
+    raw = getattr(state, "_events", None)
+    if raw is not None and raw and isinstance(raw[0], tuple):
+        return [Event(kind, seat, data) for kind, seat, data in raw[start:]]
+    return list(state.events[start:])
+
+
+def play_match(game: str, preset: str, bots: Sequence[Any], seed: int, decision_ms: int = 1000,
+               bank_ms: int = 60_000, overrides: dict[str, Any] | None = None) -> MatchRecord:
+    """One match in-process, every decision through the referee's codec and the SDK's views."""
+    rules = make_rules(game, preset, overrides)
+    n = len(bots)
+    state = new_match(game, rules, n, seed)
+    codec = GameCodec(game)
+    rules_msg = gpb.RuleSet(game=game, preset=preset, overrides_json=json.dumps(rules.overrides()))
+    for seat, bot in enumerate(bots):
+        bot.on_start(bpb.Welcome(match_id=f"bench-{seed}", seat=seat, num_players=n, rules=rules_msg,
+                                 clocks=bpb.Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=3)))
+    encoded: list[gpb.Event] = []
+    sent = [0] * n
+    think: list[list[float]] = [[] for _ in range(n)]
+    budgets: list[list[float]] = [[] for _ in range(n)]
+    decisions = 0
+    while not state.is_over:
+        seat = state.current_player
+        for ev in _new_events(state, len(encoded)):
+            data = json.dumps(dict(ev.data), separators=(",", ":")) if ev.data else "{}"
+            encoded.append(gpb.Event(index=len(encoded), kind=ev.kind, seat=ev.seat, data_json=data))
+        events, sent[seat] = encoded[sent[seat]:], len(encoded)
+        complete = game == "crazy-eights" or getattr(state, "phase", "") != "table"
+        message = codec.request(decisions + 1, decisions, decision_ms, bank_ms, state.view(seat),
+                                state.legal_actions(), complete, events)
+        view = make_view(message.request)
+        bot = bots[seat]
+        start = time.perf_counter()
+        answer = bot.decide(view)
+        think[seat].append(time.perf_counter() - start)
+        settings = getattr(bot, "settings", None)
+        if settings is not None:
+            budgets[seat].append(settings.ms / 1000)
+        state.apply(codec.decode(encode_action(answer), state))
+        decisions += 1
+    return MatchRecord(list(state.standings()), list(state.scores), think, budgets)
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+def interval(values: Sequence[float]) -> dict[str, float]:
+    """Mean and 95% t interval of ``values`` (one value per deal group)."""
+    k = len(values)
+    mean = statistics.fmean(values)
+    if k < 2:
+        return {"mean": mean, "low": math.nan, "high": math.nan, "n": k}
+    t = next((v for df, v in sorted(T95.items()) if df >= k - 1), 1.96)
+    half = t * statistics.stdev(values) / math.sqrt(k)
+    return {"mean": round(mean, 4), "low": round(mean - half, 4), "high": round(mean + half, 4), "n": k}
+
+
+def _win_share(places: Sequence[int], seat: int) -> float:
+    if places[seat] != 1:
+        return 0.0
+    return 1.0 / places.count(1)
+
+
+def lower_is_better(game: str, preset: str) -> bool:
+    if game == "crazy-rummy":
+        return True
+    rules = make_rules(game, preset)
+    return bool(rules.variant == "countdown" or rules.scoring_mode == "penalty")  # type: ignore[attr-defined]
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One line of the report: the bot under test against ``opponent`` bots on ``players`` seats."""
+
+    name: str
+    game: str
+    preset: str
+    players: int
+    opponent: str
+    groups: int
+    ms: float = 20.0
+
+
+def _group_job(args: tuple[Case, int]) -> dict[str, Any]:
+    """Play one deal group of ``case`` (the bot in each seat once); per-group aggregates."""
+    case, group = args
+    seed = 1_000_003 * (group + 1) + case.players
+    wins, mine, theirs, think, budget = [], [], [], [], []
+    for hero in range(case.players):
+        bots = [make_bot("ismcts" if s == hero else case.opponent, seed * 31 + s, case.ms)
+                for s in range(case.players)]
+        record = play_match(case.game, case.preset, bots, seed)
+        wins.append(_win_share(record.places, hero))
+        mine.append(record.scores[hero])
+        theirs.append(statistics.fmean(record.scores[s] for s in range(case.players) if s != hero))
+        think.extend(record.think[hero])
+        budget.extend(record.budgets[hero])
+    return {"win": statistics.fmean(wins), "score": statistics.fmean(mine),
+            "opponents": statistics.fmean(theirs), "think": think, "budget": budget}
+
+
+def run_case(case: Case, workers: int) -> dict[str, Any]:
+    """Every deal group of ``case``; the report line."""
+    jobs = [(case, g) for g in range(case.groups)]
+    started = time.perf_counter()
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            groups = pool.map(_group_job, jobs, chunksize=1)
+    else:
+        groups = [_group_job(job) for job in jobs]
+    think = sorted(t for g in groups for t in g["think"])
+    budget = [b for g in groups for b in g["budget"]]
+    over = sum(1 for g in groups for t, b in zip(g["think"], g["budget"]) if t > 1.1 * b)
+    sign = -1.0 if lower_is_better(case.game, case.preset) else 1.0
+    return {
+        "case": case.name, "game": case.game, "preset": case.preset, "players": case.players,
+        "opponent": case.opponent, "ms": case.ms, "groups": case.groups, "matches": case.groups * case.players,
+        "fair_share": round(1 / case.players, 4),
+        "win_share": interval([g["win"] for g in groups]),
+        "score": interval([g["score"] for g in groups]),
+        "opponent_score": interval([g["opponents"] for g in groups]),
+        "score_edge": interval([sign * (g["score"] - g["opponents"]) for g in groups]),
+        "decisions": len(think),
+        "think_ms": {"mean": round(1000 * statistics.fmean(think), 2) if think else 0.0,
+                     "p99": round(1000 * think[int(0.99 * (len(think) - 1))], 2) if think else 0.0,
+                     "max": round(1000 * think[-1], 2) if think else 0.0,
+                     "over_110pct": over, "budget_ms": round(1000 * budget[0], 2) if budget else None},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def default_cases(scale: float) -> list[Case]:
+    def g(n: int) -> int:
+        return max(2, int(n * scale))
+
+    return [
+        Case("classic-2p-greedy", "crazy-eights", "classic", 2, "greedy", g(150)),
+        Case("house-2p-greedy", "crazy-eights", "house", 2, "greedy", g(150)),
+        Case("classic-4p-greedy", "crazy-eights", "classic", 4, "greedy", g(60)),
+        Case("house-4p-greedy", "crazy-eights", "house", 4, "greedy", g(60)),
+        Case("rummy-3p-greedy", "crazy-rummy", "standard", 3, "greedy", g(30)),
+        Case("classic-2p-random", "crazy-eights", "classic", 2, "random", g(30)),
+        Case("house-2p-random", "crazy-eights", "house", 2, "random", g(30)),
+        Case("classic-4p-random", "crazy-eights", "classic", 4, "random", g(15)),
+        Case("house-4p-random", "crazy-eights", "house", 4, "random", g(15)),
+        Case("rummy-3p-random", "crazy-rummy", "standard", 3, "random", g(10)),
+    ]
+
+
+def curve_cases(scale: float) -> list[Case]:
+    return [Case(f"classic-2p-greedy-{ms}ms", "crazy-eights", "classic", 2, "greedy", max(2, int(60 * scale)), ms)
+            for ms in (5.0, 20.0, 80.0)]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=1, help="processes playing deal groups at once")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every case's deal groups")
+    parser.add_argument("--quick", action="store_true", help="a small smoke run (scale 0.05)")
+    parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    parser.add_argument("--curve", action="store_true", help="add the strength-versus-time curve")
+    parser.add_argument("--ms", type=float, default=20.0, help="the bot's time per decision")
+    parser.add_argument("--algorithm", default="paired", choices=("paired", "ismcts"))
+    args = parser.parse_args(argv)
+    ALGORITHM[0] = args.algorithm
+    scale = 0.05 if args.quick else args.scale
+    cases = [dataclasses.replace(c, ms=args.ms) for c in default_cases(scale)]
+    if args.curve:
+        cases += curve_cases(scale)
+    if args.cases:
+        wanted = set(args.cases.split(","))
+        cases = [c for c in cases if c.name in wanted]
+    report: dict[str, Any] = {"benchmark": "ismcts_strength", "workers": args.workers, "cases": []}
+    for case in cases:
+        line = run_case(case, args.workers)
+        report["cases"].append(line)
+        print(json.dumps(line), file=sys.stderr, flush=True)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__: list[str] = ["Case", "MatchRecord", "interval", "load_bot_module", "make_bot", "main", "play_match",
+                      "run_case"]
+_unused: Callable[..., Any] | None = None

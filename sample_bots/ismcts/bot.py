@@ -1,0 +1,45 @@
+"""The ismcts bot: information-set Monte Carlo tree search for every preset of both games.
+
+Settings (environment): ``TALON_ISMCTS_MS`` (time per decision, default 20),
+``TALON_ISMCTS_ITERS`` (iteration cap, default 100000) and ``TALON_ISMCTS_SEED`` (default: from
+the operating system). The budget is also capped by the referee's own clock (see
+``talon_ismcts/clock.py``). The search simulates with Talon's pure rules engine, which the bot's
+image carries (this directory's ``talon-engine`` marker asks the build for it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from talon_sdk import Bot, run
+
+from referee.games import make_rules
+from talon_ismcts import Agent, Settings, make_agent
+
+
+class IsmctsBot(Bot):
+    """A seat played by :mod:`talon_ismcts`; one agent per match."""
+
+    name = "ismcts"
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings if settings is not None else Settings.from_env()
+        self.rng = random.Random(self.settings.seed)
+        self.agent: Agent | None = None
+
+    def on_start(self, welcome: Any) -> None:
+        rules = make_rules(welcome.rules.game, welcome.rules.preset,
+                           json.loads(welcome.rules.overrides_json or "{}"))
+        self.agent = make_agent(rules, welcome.seat, welcome.num_players, self.settings, self.rng)
+
+    def decide(self, view: Any) -> Any:
+        if self.agent is None:  # no welcome seen: the preset's rules are the best guess
+            self.agent = make_agent(make_rules(view.game, view.preset), view.seat, view.num_players,
+                                    self.settings, self.rng)
+        return self.agent.decide(view)
+
+
+if __name__ == "__main__":
+    run(IsmctsBot)
