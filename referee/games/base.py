@@ -138,7 +138,7 @@ R = TypeVar("R", bound="RuleSet")
 
 
 @dataclasses.dataclass(frozen=True)
-class RuleSet:
+class RuleSet(abc.ABC):
     """Base of a game's frozen, validated rule set. Build one with :meth:`from_preset`.
 
     Subclasses declare ``SWITCHES`` (the switch table), ``PRESETS`` (name -> overrides of the
@@ -191,8 +191,9 @@ class RuleSet:
                 f"allowed: {low} to {high}"
             )
 
+    @abc.abstractmethod
     def player_range(self) -> tuple[int, int]:
-        raise NotImplementedError  # pragma: no cover - every game overrides it
+        """The least and most seats these rules allow."""
 
     def overrides(self) -> dict[str, Any]:
         """The switches that differ from the preset: with the preset, the whole rule set."""
