@@ -172,6 +172,7 @@ class _Match:
         self.failures: list[Failure] = []
         self.records: list[tuple[int, Any, bool, float]] = []
         """(seat, action, played by the fallback, think seconds) per decision."""
+        self.clock: list[float] = []
         self._violations = False
         self.entry.attach_source(lambda: self.events.upto(self.state))
         self._prepare_welcomes()
@@ -261,6 +262,7 @@ class _Match:
             applied, think = await self._ask(seat)
             if applied is not None:
                 self.records.append((seat.index, applied, False, think))
+                self.clock.append(time.perf_counter())
                 seat.decisions += 1
                 seat.think_s += think
                 self._publish()
@@ -268,6 +270,7 @@ class _Match:
         action = fallback_action(state)
         state.apply(action)
         self.records.append((seat.index, action, True, think))
+        self.clock.append(time.perf_counter())
         self._publish()
 
     async def _ask(self, seat: _Seat) -> tuple[Any, float]:
@@ -379,7 +382,7 @@ class _Match:
         result = MatchResult(
             match_id=self.match_id, game=self.config.game, rules=self.rules.to_json(), seed=self.config.seed,
             seats=seat_results, failures=tuple(self.failures), decisions=len(self.records),
-            duration_ms=duration_s * 1000, replay={},
+            duration_ms=duration_s * 1000, replay={}, decision_clock=tuple(self.clock),
         )
         replay = build_replay(result, state, self.records, self.clocks)
         return dataclasses.replace(result, replay=replay)

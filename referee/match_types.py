@@ -135,6 +135,9 @@ class MatchResult:
     duration_ms: float
     replay: Mapping[str, Any]
     """The replay (see :mod:`referee.replay`): rules, seed, seats, actions, events, result."""
+    decision_clock: tuple[float, ...] = ()
+    """``time.perf_counter()`` when each decision was applied: the benchmark derives per-decision
+    wall time (the referee's own work included) and throughput windows from it."""
 
     @property
     def places(self) -> list[int]:

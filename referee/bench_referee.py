@@ -1,0 +1,222 @@
+"""``talon bench referee``: the referee's per-decision cost against a bare gRPC ping-pong.
+
+Measured in one run, interleaved round by round so that drift on a shared machine spreads over
+both sides:
+
+* sequential: one match of two warm ``random`` bots (real processes, Unix socket) against one
+  bare stream. A decision's time is the wall time from one decision's end to the next, so it
+  holds everything: building the view, the round trip through the SDK and the bot, checking and
+  applying the action, recording it. The bare round trip writes a pre-encoded real request and
+  reads the answer of a minimal client, over the same transport.
+* concurrent: ``concurrency`` matches at once (two warm bots each) against as many bare
+  streams; throughput is decisions per second over a fixed window.
+* silent bot: a bot that never answers (``misbehaving/mute``); how long after its deadline the
+  referee has taken the decision with the fallback player (target: p99 under 5 ms).
+
+The result is one JSON object; ``ratio`` is the referee's p50 over the bare p50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from referee.bench_bare import BareServer
+from referee.match import BotSeat, WarmSeat, run_match, write_token_file
+from referee.match_types import Clocks, MatchConfig, MatchResult
+from referee.sandbox.base import BotSpec, SeatAccess
+from referee.sandbox.process import ProcessSandbox
+from referee.server import RefereeService, ServiceConfig
+
+REPO = Path(__file__).resolve().parent.parent
+WINDOW_S = 4.0
+WARMUP_S = 1.0
+MUTE_DECISION_MS = 20
+
+
+def _quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return {"p50_us": round(pick(0.5) * 1e6, 1), "p99_us": round(pick(0.99) * 1e6, 1), "n": len(ordered)}
+
+
+def _gaps(clock: tuple[float, ...] | list[float]) -> list[float]:
+    return [b - a for a, b in zip(clock, clock[1:])]
+
+
+class _Bench:
+    def __init__(self, root: Path, concurrency: int) -> None:
+        self.root = root
+        self.concurrency = concurrency
+        self.sandbox = ProcessSandbox()
+        self.service = RefereeService(ServiceConfig(bot_unix=root / "r.sock"))
+        self.pairs: list[list[WarmSeat]] = []
+        self.bare: BareServer | None = None
+        self.clients: list[asyncio.subprocess.Process] = []
+        self.seed = 0
+
+    async def start(self) -> None:
+        await self.service.start()
+        spec = BotSpec.from_dir(REPO / "sample_bots" / "random")
+        for lane in range(self.concurrency):
+            pair = []
+            for seat in range(2):
+                token_file = self.root / f"t{lane}-{seat}"
+                handle = await self.sandbox.start(spec, SeatAccess(self.service.bot_target, token_file=token_file))
+                pair.append(WarmSeat(f"random{lane}.{seat}", handle, token_file))
+            self.pairs.append(pair)
+        sample = await self._match(self.pairs[0])
+        self.bare = BareServer(self.root / "b.sock", await self._sample_request(sample))
+        target = await self.bare.start()
+        for _ in range(self.concurrency):
+            self.clients.append(await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "referee.bench_bare", target, start_new_session=True))
+        while len(self.bare.streams) < self.concurrency:
+            await asyncio.sleep(0.05)
+
+    async def _sample_request(self, result: MatchResult) -> bytes:
+        """A real request from the middle of a real match, encoded once."""
+        from referee.games import make_rules, new_match
+        from referee.match_wire import GameCodec
+
+        state = new_match("crazy-eights", make_rules("crazy-eights", "classic"), 2, result.seed)
+        actions = result.replay["actions"]
+        for record in actions[: len(actions) // 2]:
+            state.apply(record["action"])
+        codec = GameCodec("crazy-eights")
+        message = codec.request(1, len(actions) // 2, 1000, 60000, state.view(state.current_player),
+                                state.legal_actions(), True, [])
+        return message.SerializeToString()
+
+    async def _match(self, pair: list[WarmSeat]) -> MatchResult:
+        self.seed += 1
+        return await run_match(MatchConfig("crazy-eights", "classic", self.seed), pair, service=self.service)
+
+    async def referee_sequential(self, decisions: int) -> list[float]:
+        gaps: list[float] = []
+        while len(gaps) < decisions:
+            gaps.extend(_gaps((await self._match(self.pairs[0])).decision_clock))
+        return gaps
+
+    async def bare_sequential(self, decisions: int) -> list[float]:
+        assert self.bare is not None  # noqa: S101 - started in start()
+        ends = (await self.bare.run(1, decisions + 1))[0]
+        return _gaps(ends)
+
+    async def referee_concurrent(self) -> float:
+        stop = asyncio.Event()
+        clocks: list[tuple[float, ...]] = []
+
+        async def lane(pair: list[WarmSeat]) -> None:
+            while not stop.is_set():
+                clocks.append((await self._match(pair)).decision_clock)
+
+        lanes = [asyncio.ensure_future(lane(p)) for p in self.pairs]
+        await asyncio.sleep(WARMUP_S)
+        t0 = time.perf_counter()
+        await asyncio.sleep(WINDOW_S)
+        t1 = time.perf_counter()
+        stop.set()
+        await asyncio.gather(*lanes)
+        return sum(1 for clock in clocks for t in clock if t0 <= t < t1) / (t1 - t0)
+
+    async def bare_concurrent(self) -> float:
+        assert self.bare is not None  # noqa: S101 - started in start()
+        start = time.perf_counter()
+        ends = await self.bare.run(self.concurrency, 0, WARMUP_S + WINDOW_S)
+        t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
+        return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
+
+    async def silent_bot(self, timeouts: int) -> dict[str, Any]:
+        clocks = Clocks(decision_ms=MUTE_DECISION_MS, bank_ms=0, max_strikes=1_000_000)
+        mute = BotSpec.from_dir(REPO / "sample_bots" / "misbehaving" / "mute")
+        late: list[float] = []
+        while len(late) < timeouts:
+            self.seed += 1
+            result = await run_match(MatchConfig("crazy-eights", "classic", self.seed, clocks=clocks),
+                                     [BotSeat(mute), self.pairs[0][1]], service=self.service, sandbox=self.sandbox)
+            actions = result.replay["actions"]
+            clock = result.decision_clock
+            for i in range(1, len(actions)):
+                if actions[i]["seat"] == 0 and actions[i]["by"] == "fallback":
+                    late.append(clock[i] - clock[i - 1] - MUTE_DECISION_MS / 1000)
+        q = _quantiles(late)
+        return {"deadline_ms": MUTE_DECISION_MS, "late_p50_ms": round(q["p50_us"] / 1000, 3),
+                "late_p99_ms": round(q["p99_us"] / 1000, 3), "timeouts": q["n"],
+                "target_p99_ms": 5.0, "meets_target": q["p99_us"] / 1000 <= 5.0}
+
+    async def close(self) -> None:
+        for pair in self.pairs:
+            for seat in pair:
+                write_token_file(seat.token_file, "exit")
+        for client in self.clients:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(client.pid, signal.SIGKILL)
+            await client.wait()
+        if self.bare is not None:
+            await self.bare.stop()
+        await self.sandbox.close()
+        await self.service.stop(1.0)
+
+
+async def run_benchmark(decisions: int, concurrency: int, rounds: int) -> dict[str, Any]:
+    """Run every case (see the module docstring) and return the JSON-ready summary."""
+    import grpc
+
+    root = Path(tempfile.mkdtemp(prefix="tlb-"))
+    bench = _Bench(root, concurrency)
+    try:
+        await bench.start()
+        seq_ref: list[list[float]] = []
+        seq_bare: list[list[float]] = []
+        conc_ref: list[float] = []
+        conc_bare: list[float] = []
+        for _ in range(rounds):
+            seq_ref.append(await bench.referee_sequential(decisions))
+            seq_bare.append(await bench.bare_sequential(decisions))
+            conc_ref.append(await bench.referee_concurrent())
+            conc_bare.append(await bench.bare_concurrent())
+        silent = await bench.silent_bot(200)
+    finally:
+        await bench.close()
+        shutil.rmtree(root, ignore_errors=True)
+    ref = [_quantiles(r) for r in seq_ref]
+    bare = [_quantiles(b) for b in seq_bare]
+    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
+    referee = {"p50_us": med(ref, "p50_us"), "p99_us": med(ref, "p99_us"),
+               "decisions_per_s": round(1e6 / med(ref, "p50_us"), 1),
+               "concurrent_decisions_per_s": round(statistics.median(conc_ref), 1)}
+    bare_out = {"p50_us": med(bare, "p50_us"), "p99_us": med(bare, "p99_us"),
+                "round_trips_per_s": round(1e6 / med(bare, "p50_us"), 1),
+                "concurrent_round_trips_per_s": round(statistics.median(conc_bare), 1)}
+    ratio = round(referee["p50_us"] / bare_out["p50_us"], 3)
+    throughput_ratio = round(referee["concurrent_decisions_per_s"] / bare_out["concurrent_round_trips_per_s"], 3)
+    return {
+        "benchmark": "referee",
+        "transport": "grpc.aio bidirectional stream over a Unix socket",
+        "game": "crazy-eights classic, 2 seats, sample_bots/random (warm processes)",
+        "referee": referee,
+        "bare": bare_out,
+        "ratio": ratio,
+        "ratio_target": 1.2,
+        "concurrency": concurrency,
+        "throughput_ratio": throughput_ratio,
+        "throughput_ratio_target": 0.8,
+        "silent_bot": silent,
+        "rounds": {"referee_p50_us": [r["p50_us"] for r in ref], "bare_p50_us": [b["p50_us"] for b in bare],
+                   "referee_concurrent_per_s": [round(x, 1) for x in conc_ref],
+                   "bare_concurrent_per_s": [round(x, 1) for x in conc_bare]},
+        "env": {"python": platform.python_version(), "grpcio": grpc.__version__, "cpus": os.cpu_count(),
+                "decisions": decisions, "rounds": rounds, "window_s": WINDOW_S,
+                "loadavg": [round(x, 2) for x in os.getloadavg()]},
+    }
