@@ -7,6 +7,12 @@ fails here, at build time, with a message saying so, instead of at match time.
 
 Images are tagged ``talon/bot-<name>:<digest>`` where the digest covers every file of the
 bot directory and the base image's id, so an unchanged bot is not rebuilt.
+
+A bot that simulates with Talon's own rules engine (a search bot) puts a file named
+``talon-engine`` in its directory. The build context is then a copy of the directory plus
+``talon_engine/referee/``: the pure engine only (``referee/__init__.py``, ``referee/cards.py``
+and ``referee/games/``), never the service, sandbox or tournament code; the bot's Dockerfile
+copies it in (``COPY talon_engine/referee /bot/referee``). Those files count in the digest.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +33,10 @@ from referee.sandbox.image import LATEST_TAG
 
 BOT_REPOSITORY_PREFIX = "talon/bot-"
 _SKIP_NAMES = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}
+ENGINE_MARKER = "talon-engine"
+"""A file of this name in a bot directory asks the build for the pure rules engine."""
+ENGINE_CONTEXT_DIR = "talon_engine"
+"""Where the engine lands in the build context (as ``talon_engine/referee/...``)."""
 _NETWORK_SIGNS = ("Temporary failure in name resolution", "Network is unreachable",
                   "Could not resolve", "NewConnectionError", "No matching distribution")
 
@@ -55,6 +67,22 @@ def directory_digest(directory: Path) -> str:
         if path.is_file() and not any(p in _SKIP_NAMES for p in relative.parts):
             if path.suffix != ".pyc":
                 digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def engine_files() -> list[tuple[str, Path]]:
+    """The pure rules engine's sources as (path in the context, file): ``referee/__init__.py``,
+    ``referee/cards.py`` and every ``.py`` under ``referee/games/``."""
+    package = Path(__file__).resolve().parents[1]
+    files = [package / "__init__.py", package / "cards.py"]
+    files += sorted(p for p in (package / "games").rglob("*.py") if "__pycache__" not in p.parts)
+    return [(f"{ENGINE_CONTEXT_DIR}/referee/{p.relative_to(package)}", p) for p in files]
+
+
+def _engine_digest() -> str:
+    digest = hashlib.sha256()
+    for name, path in engine_files():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -97,8 +125,9 @@ def ensure_bot_image(
         raise SandboxError(
             f"base image {base_tag!r} is missing: build it with scripts/build-base-image"
         ) from None
+    engine = (bot.directory / ENGINE_MARKER).is_file()
     digest = hashlib.sha256(
-        (directory_digest(bot.directory) + str(base.id)).encode()
+        (directory_digest(bot.directory) + str(base.id) + (_engine_digest() if engine else "")).encode()
     ).hexdigest()
     tag = f"{repository_name(bot.name)}:{digest[:16]}"
     start = time.monotonic()
@@ -107,11 +136,19 @@ def ensure_bot_image(
     except docker.errors.ImageNotFound:
         pass
     try:
-        image, _ = client.images.build(
-            path=str(bot.directory), tag=tag, buildargs={"TALON_BASE": base_tag},
-            network_mode="none", pull=False, rm=True, forcerm=True,
-            labels={"talon.bot": bot.name, "talon.base": base_tag},
-        )
+        with tempfile.TemporaryDirectory(prefix="talon-build-") as tmp:
+            context = bot.directory
+            if engine:
+                context = Path(tmp) / "context"
+                shutil.copytree(bot.directory, context, ignore=shutil.ignore_patterns(*_SKIP_NAMES, "*.pyc"))
+                for name, path in engine_files():
+                    (context / name).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(path, context / name)
+            image, _ = client.images.build(
+                path=str(context), tag=tag, buildargs={"TALON_BASE": base_tag},
+                network_mode="none", pull=False, rm=True, forcerm=True,
+                labels={"talon.bot": bot.name, "talon.base": base_tag},
+            )
     except docker.errors.BuildError as error:
         raise SandboxError(_explain_build_error(bot, error)) from None
     except docker.errors.APIError as error:
