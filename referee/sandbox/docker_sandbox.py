@@ -234,6 +234,11 @@ class DockerSandbox(Sandbox):
         self._base_tag: str | None = None
         self._setup_lock = asyncio.Lock()
         """Seats of one match start concurrently; the run directory is made once."""
+        self._images: dict[tuple[str, Path], str] = {}
+        self._image_locks: dict[tuple[str, Path], asyncio.Lock] = {}
+        """One image lookup (or build) per bot for the sandbox's life: a tournament starts
+        several instances of a bot at once, which must not build its image twice, and a
+        lookup costs a directory digest and two engine round trips per start."""
 
     @property
     def client(self) -> docker.DockerClient:
@@ -351,9 +356,14 @@ class DockerSandbox(Sandbox):
         return container
 
     async def start(self, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
-        """Start ``bot`` in a fresh container; see the module doc for single vs warm."""
-        image = await asyncio.to_thread(self.image_for, bot)
-        return await self.start_image(image, bot, access)
+        """Start ``bot`` in a fresh container; see the module doc for single vs warm.
+
+        The bot's image is looked up (built if missing) on its first start only."""
+        key = (bot.name, bot.directory)
+        async with self._image_locks.setdefault(key, asyncio.Lock()):
+            if key not in self._images:
+                self._images[key] = await asyncio.to_thread(self.image_for, bot)
+        return await self.start_image(self._images[key], bot, access)
 
     async def start_image(self, image: str, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
         """Start a container of an already built ``image`` for ``bot``."""
@@ -374,9 +384,14 @@ class DockerSandbox(Sandbox):
                 first = access.token_file.read_text().strip() if access.token_file else ""
                 self.write_token(directory, first)
             started_at = time.monotonic()
-            container = await asyncio.to_thread(
+            creating = asyncio.ensure_future(asyncio.to_thread(
                 self._create, image, bot, directory, self._environment(access, warm), seq
-            )
+            ))
+            try:
+                container = await asyncio.shield(creating)
+            except asyncio.CancelledError:
+                await self._discard(creating)
+                raise
         except BaseException:
             if added:
                 await self.listeners.remove_unix_listener(directory / SOCKET_NAME)
@@ -385,6 +400,20 @@ class DockerSandbox(Sandbox):
         handle = DockerBotHandle(self, container, directory, warm, started_at)
         self._handles[str(container.id)] = handle
         return handle
+
+    @staticmethod
+    async def _discard(creating: asyncio.Future[Container]) -> None:
+        """Remove the container of a start that was cancelled (Ctrl-C) while the engine was
+        creating it: the engine call runs on in its thread, and its container would be left
+        running, unknown to :meth:`close`, until another run's sweep."""
+        try:
+            container = await creating
+        except Exception:  # noqa: BLE001 - a failed create left nothing behind
+            return
+        try:
+            await asyncio.to_thread(container.remove, force=True)
+        except docker.errors.DockerException:
+            pass
 
     async def release(self, handle: DockerBotHandle) -> None:
         """Kill and remove the container, stop listening, delete the socket directory."""

@@ -3,15 +3,23 @@
 How it runs:
 
 * One referee service on a private Unix socket and one sandbox (process or Docker) for the
-  whole tournament. Bots are **warm**: each bot instance is started once with a token file and
-  serves match after match (starting a Python interpreter costs ~240 ms; a match far less).
-  A pool keeps idle instances per bot and starts another only when a bot is needed by more
-  concurrent matches than it has instances; an instance that died is replaced.
+  whole tournament. Bots are **warm** (:mod:`referee.tournament.pool`): each bot instance is
+  started once with a token file and serves match after match (starting a Python interpreter
+  costs ~240 ms, a container 0.3-1.5 s; a match far less). What the first matches need is
+  started all at once before play; later a match's missing instances start concurrently.
 * ``concurrency`` workers each take the next unfinished deal group and play its k rotations
   one after another, so at most ``concurrency`` matches run at once.
 * Each finished match goes to the store's ``pending`` table at once; the group is committed in
   one transaction when its last rotation ends. A resumed run skips committed groups and reuses
   the pending matches of unfinished ones, so every scheduled game is played exactly once.
+
+Interruption (Ctrl-C): ``asyncio.run`` turns SIGINT into a cancellation of the main task. The
+workers are cancelled at their next ``await``, so running matches are **stopped**, not finished
+(their bots are told the referee is shutting down, and the matches are not recorded). A
+group's commit follows its last match with no ``await`` in between, so every group whose
+matches all finished is committed; finished matches of unfinished groups stay pending. Then
+every bot instance and the sandbox are stopped before the cancellation propagates, so a
+``--resume`` later plays exactly the missing matches.
 
 Reproducibility: the schedule, every deal seed and the match ids (``t<table>-g<group>-r<rot>``,
 also the referee's match id the bots see) depend only on the config. Bots that seed their own
@@ -26,14 +34,16 @@ import asyncio
 import dataclasses
 import hashlib
 import tempfile
+from functools import partial
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from referee.match_types import Clocks, MatchConfig
 from referee.match_types import MatchResult as PlayedMatch
-from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
+from referee.sandbox.base import BotSpec, Listeners, Sandbox
 from referee.tournament.config import ConfigError, TournamentConfig
+from referee.tournament.pool import WarmPool, first_wave
 from referee.tournament.ratings import LiveRatings
 from referee.tournament.results import Failure, MatchResult
 from referee.tournament.schedule import DealGroup, Match, Schedule
@@ -46,13 +56,17 @@ resume with other clocks is refused."""
 
 @dataclasses.dataclass(frozen=True)
 class Progress:
-    """Reported after every committed deal group."""
+    """Where a run stands: reported after every match and after every committed deal group."""
 
     groups_done: int
     groups_total: int
     matches_played: int
     """Matches played by this run (not counting earlier runs of a resumed tournament)."""
     live: LiveRatings
+    """The provisional OpenSkill table, updated when a group is committed."""
+    matches_done: int = 0
+    """Matches of the tournament finished so far, earlier runs and pending ones included."""
+    matches_total: int = 0
 
 
 def bot_digest(directory: Path) -> str:
@@ -101,58 +115,19 @@ def to_result(match: Match, played: PlayedMatch, replay: str | None) -> MatchRes
     )
 
 
-class _WarmBot:
-    def __init__(self, name: str, handle: BotHandle, token_file: Path) -> None:
-        self.name, self.handle, self.token_file = name, handle, token_file
+@dataclasses.dataclass
+class _Tally:
+    """The run's counts, shared by its workers (one event loop: no locks)."""
 
+    groups_done: int
+    groups_total: int
+    matches_done: int
+    matches_total: int
+    played: int = 0
 
-class _Pool:
-    """Idle warm instances per bot; starts more on demand, replaces dead ones."""
-
-    def __init__(self, sandbox: Sandbox, bots: Mapping[str, BotSpec], target: str, workdir: Path) -> None:
-        self.sandbox, self.bots, self.target, self.workdir = sandbox, bots, target, workdir
-        self.idle: dict[str, list[_WarmBot]] = {name: [] for name in bots}
-        self.all: list[_WarmBot] = []
-        self.count = 0
-
-    async def acquire(self, name: str) -> _WarmBot:
-        while self.idle[name]:
-            bot = self.idle[name].pop()
-            if bot.handle.is_alive():
-                return bot
-            await self._retire(bot)
-        self.count += 1
-        spec = self.bots[name]
-        if self.sandbox.kind == SandboxKind.DOCKER:
-            handle = await self.sandbox.start(spec, SeatAccess(address=self.target))
-            token_file = Path(getattr(handle, "token_file"))
-        else:
-            token_file = self.workdir / f"bot{self.count}.token"
-            handle = await self.sandbox.start(spec, SeatAccess(address=self.target, token_file=token_file))
-        bot = _WarmBot(name, handle, token_file)
-        self.all.append(bot)
-        return bot
-
-    async def release(self, bot: _WarmBot) -> None:
-        if bot.handle.is_alive():
-            self.idle[bot.name].append(bot)
-        else:
-            await self._retire(bot)
-
-    async def _retire(self, bot: _WarmBot) -> None:
-        try:
-            bot.token_file.write_text("exit")
-        except OSError:
-            pass
-        await bot.handle.stop()
-
-    async def close(self) -> None:
-        for bot in self.all:
-            try:
-                bot.token_file.write_text("exit")
-            except OSError:
-                pass
-        await asyncio.gather(*(b.handle.stop() for b in self.all), return_exceptions=True)
+    def progress(self, live: LiveRatings) -> Progress:
+        return Progress(self.groups_done, self.groups_total, self.played, live, self.matches_done,
+                        self.matches_total)
 
 
 async def run_tournament(
@@ -162,9 +137,16 @@ async def run_tournament(
     concurrency: int = 1,
     replay_dir: Path | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    on_match: Callable[[Progress], None] | None = None,
     sandbox: Sandbox | None = None,
+    make_sandbox: Callable[[Listeners], Sandbox] | None = None,
 ) -> int:
     """Play every deal group of ``store.config`` not yet stored; return the matches played.
+
+    ``on_progress`` is called after each committed group, ``on_match`` after each finished
+    match. ``sandbox`` (not closed here) or ``make_sandbox`` (given the referee service, for
+    a sandbox that needs its listeners, e.g. an instrumented Docker sandbox) replace the
+    sandbox the config names. Cancelled (Ctrl-C), it stops as the module doc says.
 
     :raises ConfigError: when the bots do not match the config.
     """
@@ -176,34 +158,46 @@ async def run_tournament(
     schedule = Schedule.from_config(config)
     done = store.completed_groups()
     todo = [g for g in schedule.groups() if g.key not in done]
+    kept = [r.match_id for g in todo for r in store.pending(g.table, g.group)]
     live = LiveRatings()
     for result in store.results():
         live.update(result)
-    counter = {"played": 0, "groups": len(done)}
+    tally = _Tally(len(done), schedule.group_count, schedule.match_count - sum(len(g.matches) for g in todo)
+                   + len(kept), schedule.match_count)
     if replay_dir is not None:
         replay_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="talon-t-") as tmp:
         async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
             own_sandbox = sandbox is None
-            box = sandbox or _make_sandbox(config.sandbox, service)
-            pool = _Pool(box, bots, service.bot_target, Path(tmp))
+            box = sandbox or (make_sandbox or partial(_make_sandbox, config.sandbox))(service)
+            pool = WarmPool(box, bots, service.bot_target, Path(tmp))
             queue: asyncio.Queue[DealGroup] = asyncio.Queue()
             for group in todo:
                 queue.put_nowait(group)
 
+            def played_one() -> None:
+                tally.played += 1
+                tally.matches_done += 1
+                if on_match is not None:
+                    on_match(tally.progress(live))
+
             async def worker() -> None:
                 while not queue.empty():
                     group = queue.get_nowait()
-                    results = await _play_group(group, config, clocks, store, pool, service, box, replay_dir, counter)
-                    store.commit_group(group, results)
+                    results = await _play_group(group, config, clocks, store, pool, service, box, replay_dir,
+                                                played_one)
+                    store.commit_group(group, results)  # no await since the last match: see the module doc
                     for result in results:
                         live.update(result)
-                    counter["groups"] += 1
+                    tally.groups_done += 1
                     if on_progress is not None:
-                        on_progress(Progress(counter["groups"], schedule.group_count, counter["played"], live))
+                        on_progress(tally.progress(live))
 
-            tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
+            workers = max(1, concurrency)
+            tasks: list[asyncio.Task[None]] = []
             try:
+                await pool.warm_up(first_wave(todo, workers, kept))
+                tasks = [asyncio.create_task(worker()) for _ in range(workers)]
                 await asyncio.gather(*tasks)
             except BaseException:
                 for task in tasks:  # one worker failed (or we were interrupted): stop the others
@@ -214,10 +208,10 @@ async def run_tournament(
                 await pool.close()
                 if own_sandbox:
                     await box.close()
-    return counter["played"]
+    return tally.played
 
 
-def _make_sandbox(kind: str, service: Any) -> Sandbox:
+def _make_sandbox(kind: str, service: Listeners) -> Sandbox:
     if kind == "docker":
         from referee.sandbox.docker_sandbox import DockerSandbox
 
@@ -228,8 +222,8 @@ def _make_sandbox(kind: str, service: Any) -> Sandbox:
 
 
 async def _play_group(
-    group: DealGroup, config: TournamentConfig, clocks: Clocks, store: TournamentStore, pool: _Pool,
-    service: Any, sandbox: Sandbox, replay_dir: Path | None, counter: dict[str, int],
+    group: DealGroup, config: TournamentConfig, clocks: Clocks, store: TournamentStore, pool: WarmPool,
+    service: Any, sandbox: Sandbox, replay_dir: Path | None, played_one: Callable[[], None],
 ) -> list[MatchResult]:
     """The group's results: pending ones from an interrupted run, the rest played now."""
     from referee.match import BotSeat, WarmSeat, run_match
@@ -242,7 +236,7 @@ async def _play_group(
         if earlier is not None and (earlier.seats, earlier.seed) == (match.seats, match.seed):
             results.append(earlier)
             continue
-        instances = [await _acquire(pool, name) for name in match.seats]
+        instances = await pool.acquire_all(match.seats)
         try:
             seats: list[WarmSeat | BotSeat] = [
                 WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
@@ -263,19 +257,9 @@ async def _play_group(
             replay = str(path)
         result = to_result(match, played, replay)
         store.record_pending(result)
-        counter["played"] += 1
+        played_one()
         results.append(result)
     return results
-
-
-async def _acquire(pool: _Pool, name: str) -> _WarmBot | None:
-    """A warm instance of ``name``, or ``None`` when it cannot start: the match then gets a
-    single-match seat whose start fails again, which the match loop records as the bot's
-    crash (the fallback plays the seat), so one broken bot cannot stop the tournament."""
-    try:
-        return await pool.acquire(name)
-    except SandboxError:
-        return None
 
 
 def tournament_options(
