@@ -31,7 +31,7 @@ import multiprocessing
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -81,7 +81,9 @@ class MatchRecord:
     places: list[int]
     scores: list[int]
     think: list[list[float]]
-    """Seconds of each decide() call, per seat."""
+    """Wall seconds of each decide() call, per seat."""
+    cpu: list[list[float]]
+    """CPU seconds (this thread) of each decide() call, per seat."""
     budgets: list[list[float]]
     """The ismcts bot's budget (seconds) per decision, per seat (empty for other bots)."""
 
@@ -107,6 +109,7 @@ def play_match(game: str, preset: str, bots: Sequence[Any], seed: int, decision_
     encoded: list[gpb.Event] = []
     sent = [0] * n
     think: list[list[float]] = [[] for _ in range(n)]
+    cpu: list[list[float]] = [[] for _ in range(n)]
     budgets: list[list[float]] = [[] for _ in range(n)]
     decisions = 0
     while not state.is_over:
@@ -120,15 +123,16 @@ def play_match(game: str, preset: str, bots: Sequence[Any], seed: int, decision_
                                 state.legal_actions(), complete, events)
         view = make_view(message.request)
         bot = bots[seat]
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         answer = bot.decide(view)
         think[seat].append(time.perf_counter() - start)
+        cpu[seat].append(time.thread_time() - start_cpu)
         settings = getattr(bot, "settings", None)
         if settings is not None:
             budgets[seat].append(settings.ms / 1000)
         state.apply(codec.decode(encode_action(answer), state))
         decisions += 1
-    return MatchRecord(list(state.standings()), list(state.scores), think, budgets)
+    return MatchRecord(list(state.standings()), list(state.scores), think, cpu, budgets)
 
 
 # --- statistics ------------------------------------------------------------------------------
@@ -178,7 +182,7 @@ def _group_job(args: tuple[Case, int]) -> dict[str, Any]:
     """Play one deal group of ``case`` (the bot in each seat once); per-group aggregates."""
     case, group = args
     seed = 1_000_003 * (group + 1) + case.players
-    wins, mine, theirs, think, budget = [], [], [], [], []
+    wins, mine, theirs, think, cpu, budget = [], [], [], [], [], []
     for hero in range(case.players):
         bots = [make_bot("ismcts" if s == hero else case.opponent, seed * 31 + s, case.ms)
                 for s in range(case.players)]
@@ -187,9 +191,10 @@ def _group_job(args: tuple[Case, int]) -> dict[str, Any]:
         mine.append(record.scores[hero])
         theirs.append(statistics.fmean(record.scores[s] for s in range(case.players) if s != hero))
         think.extend(record.think[hero])
+        cpu.extend(record.cpu[hero])
         budget.extend(record.budgets[hero])
     return {"win": statistics.fmean(wins), "score": statistics.fmean(mine),
-            "opponents": statistics.fmean(theirs), "think": think, "budget": budget}
+            "opponents": statistics.fmean(theirs), "think": think, "cpu": cpu, "budget": budget}
 
 
 def run_case(case: Case, workers: int) -> dict[str, Any]:
@@ -204,6 +209,8 @@ def run_case(case: Case, workers: int) -> dict[str, Any]:
     think = sorted(t for g in groups for t in g["think"])
     budget = [b for g in groups for b in g["budget"]]
     over = sum(1 for g in groups for t, b in zip(g["think"], g["budget"]) if t > 1.1 * b)
+    over_cpu = sum(1 for g in groups for t, b in zip(g["cpu"], g["budget"]) if t > 1.1 * b)
+    cpu = sorted(t for g in groups for t in g["cpu"])
     sign = -1.0 if lower_is_better(case.game, case.preset) else 1.0
     return {
         "case": case.name, "game": case.game, "preset": case.preset, "players": case.players,
@@ -217,9 +224,46 @@ def run_case(case: Case, workers: int) -> dict[str, Any]:
         "think_ms": {"mean": round(1000 * statistics.fmean(think), 2) if think else 0.0,
                      "p99": round(1000 * think[int(0.99 * (len(think) - 1))], 2) if think else 0.0,
                      "max": round(1000 * think[-1], 2) if think else 0.0,
-                     "over_110pct": over, "budget_ms": round(1000 * budget[0], 2) if budget else None},
+                     "over_110pct": over, "cpu_max": round(1000 * cpu[-1], 2) if cpu else 0.0,
+                     "cpu_over_110pct": over_cpu, "budget_ms": round(1000 * budget[0], 2) if budget else None},
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+REFEREE_MATCHES = [("crazy-eights", "classic", 2), ("crazy-eights", "house", 2), ("crazy-eights", "classic", 4),
+                   ("crazy-eights", "house", 4), ("crazy-rummy", "standard", 3)]
+
+
+def referee_run(sandbox: str, rounds: int) -> dict[str, Any]:
+    """Matches through the real referee service and sandbox: the bot in seat 0, greedy elsewhere.
+
+    Reports, from the referee's own records, every answer time of the ismcts seat (the referee
+    measures from sending the request to receiving the answer, so transport is included),
+    strikes and failures.
+    """
+    import asyncio
+
+    from referee.cli_play import play_match as referee_match
+    from referee.match_types import Clocks, MatchConfig
+
+    bots = {name: ROOT / "sample_bots" / name for name in ("ismcts", "greedy")}
+    lines = []
+    for r in range(rounds):
+        for game, preset, players in REFEREE_MATCHES:
+            config = MatchConfig(game, preset, 900 + r, clocks=Clocks(decision_ms=1000, bank_ms=10_000))
+            seats = [bots["ismcts"]] + [bots["greedy"]] * (players - 1)
+            result = asyncio.run(referee_match(config, seats, sandbox))
+            ms = sorted(a["ms"] for a in result.replay["actions"] if a["seat"] == 0 and a["by"] == "bot")
+            hero = result.seats[0]
+            lines.append({
+                "game": game, "preset": preset, "players": players, "seed": 900 + r, "place": hero.place,
+                "decisions": hero.decisions, "strikes": hero.strikes, "taken_over": hero.taken_over,
+                "failures": len(result.failures), "answer_ms_mean": round(statistics.fmean(ms), 2),
+                "answer_ms_p99": round(ms[int(0.99 * (len(ms) - 1))], 2), "answer_ms_max": round(ms[-1], 2),
+                "over_22ms": sum(1 for m in ms if m > 22.0),
+            })
+            print(json.dumps(lines[-1]), file=sys.stderr, flush=True)
+    return {"sandbox": sandbox, "decision_ms": 1000, "bot_budget_ms": 20, "matches": lines}
 
 
 def default_cases(scale: float) -> list[Case]:
@@ -254,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--curve", action="store_true", help="add the strength-versus-time curve")
     parser.add_argument("--ms", type=float, default=20.0, help="the bot's time per decision")
     parser.add_argument("--algorithm", default="paired", choices=("paired", "ismcts"))
+    parser.add_argument("--referee", choices=("docker", "process"), default=None,
+                        help="also play a few matches through the real referee in this sandbox")
+    parser.add_argument("--referee-rounds", type=int, default=1, help="rounds of the referee matches")
     args = parser.parse_args(argv)
     ALGORITHM[0] = args.algorithm
     scale = 0.05 if args.quick else args.scale
@@ -268,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         line = run_case(case, args.workers)
         report["cases"].append(line)
         print(json.dumps(line), file=sys.stderr, flush=True)
+    if args.referee:
+        report["referee"] = referee_run(args.referee, args.referee_rounds)
     print(json.dumps(report, indent=1))
 
 
@@ -277,4 +326,3 @@ if __name__ == "__main__":
 
 __all__: list[str] = ["Case", "MatchRecord", "interval", "load_bot_module", "make_bot", "main", "play_match",
                       "run_case"]
-_unused: Callable[..., Any] | None = None

@@ -14,7 +14,8 @@ import json
 import random
 from typing import Any
 
-from talon_sdk import Bot, run
+from talon_sdk.bot import Bot
+from talon_sdk.client import run
 
 from referee.games import make_rules
 from talon_ismcts import Agent, Settings, make_agent

@@ -76,17 +76,19 @@ class _Timed:
         return action
 
 
-CASES = [("classic", 2), ("house", 4), ("specials", 3), ("pagat", 2), ("countdown", 2), ("french", 4)]
+CASES = [("crazy-eights", "classic", 2), ("crazy-eights", "house", 4), ("crazy-eights", "specials", 3),
+         ("crazy-eights", "pagat", 2), ("crazy-eights", "countdown", 2), ("crazy-eights", "french", 4),
+         ("crazy-rummy", "standard", 3)]
 
 
 def test_the_bot_never_runs_over_its_budget_by_more_than_ten_percent() -> None:
     ismcts = load_bot_module("ismcts")
     greedy = load_bot_module("greedy")
     samples: list[tuple[float, float]] = []
-    for i, (preset, players) in enumerate(CASES):
+    for i, (game, preset, players) in enumerate(CASES):
         timed = _Timed(ismcts.IsmctsBot(Settings(ms=BUDGET_MS, seed=i)))
         bots = [timed] + [greedy.GreedyBot() for _ in range(players - 1)]
-        play_match("crazy-eights", preset, bots, seed=50 + i)
+        play_match(game, preset, bots, seed=50 + i)
         samples += timed.samples
     budget = BUDGET_MS / 1000
     walls = sorted(w for w, _ in samples)

@@ -17,7 +17,7 @@ from referee.games.crazy_eights.rules import CrazyEightsRules
 from talon_sdk.views import EightsAction, EightsView
 
 from .clock import Settings, Stopwatch, decision_budget_s
-from .eights import EightsSimulation, prune
+from .eights import EightsSimulation, root_prune
 from .eights_position import from_view, prototype
 from .eights_tracker import EightsTracker
 from .sampler import Group, InconsistentError, deal
@@ -87,7 +87,7 @@ class EightsAgent:
         pool = unseen_pool(self.decks, [*view.hand, *view.pile])
         sim = EightsSimulation(template, pool, likely_groups(pool, self.tracker.groups_for(view.hand_sizes),
                                                              self.rng))
-        root = prune(template, [int(a) for a in legal])
+        root = root_prune(template, [int(a) for a in legal])
         if self.settings.algorithm == "ismcts":
             self.last = search(sim, root, self.rng, watch, self.settings.iterations)
         else:
@@ -110,6 +110,10 @@ def make_agent(rules: RuleSet, seat: int, num_players: int, settings: Settings, 
     """The agent for ``rules``' game."""
     if isinstance(rules, CrazyEightsRules):
         return EightsAgent(rules, seat, num_players, settings, rng)
+    from referee.games.crazy_rummy.rules import CrazyRummyRules
+
     from .rummy import RummyAgent
 
+    if not isinstance(rules, CrazyRummyRules):
+        raise TypeError(f"no agent for the rules of {rules.GAME!r}")
     return RummyAgent(rules, seat, num_players, settings, rng)

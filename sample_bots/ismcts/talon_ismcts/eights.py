@@ -103,6 +103,27 @@ def prune(state: CrazyEightsState, legal: Sequence[int]) -> list[int]:
     return [a for a in legal if a < PLAY or a & 1 or (a + 1) not in present]
 
 
+def root_prune(state: CrazyEightsState, legal: Sequence[int]) -> list[int]:
+    """The root's actions: :func:`prune`, and one wild card per named suit where the wild's own
+    suit cannot matter (it names a suit and need not match), so the search spends its time
+    on choices that differ."""
+    actions = prune(state, legal)
+    rules = state.rules
+    if rules.eight_must_match or rules.eight_names_suit not in ("required", "optional"):
+        return actions
+    wild = state._wr[state._cur]
+    seen: set[int] = set()
+    out = []
+    for a in actions:
+        if a >= PLAY and ((a - PLAY) >> 4) % 13 + 1 == wild:
+            key = (a - PLAY) & 15  # named suit and announcement
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(a)
+    return out
+
+
 def rewards_from_points(points: Sequence[int], lower_is_better: bool, scale: float) -> list[float]:
     """Each seat's reward in [0, 1] from a hand's points: its edge over the others' mean."""
     n = len(points)

@@ -189,7 +189,7 @@ class RummyAgent:
         if view.phase == "draw":
             self.memory.start()
         self.last = None
-        legal = list(view.legal_actions)
+        legal = [RummyAction(*a) for a in view.legal_actions]
         if len(legal) == 1:
             return self._remember(view, legal[0])
         template = from_view(self.proto, view, self.tracker, self.memory, self.rng)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import statistics
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -29,8 +30,12 @@ from .clock import Stopwatch
 
 EXPLORATION = 0.7
 """UCB exploration constant for rewards in [0, 1]."""
-CONFIDENCE = 2.0
-"""Standard errors by which an action must beat the policy's choice to replace it."""
+ALPHA = 0.05
+"""Level of the one-sided paired test an action must pass to replace the policy's choice."""
+MIN_ROUNDS = 4
+"""Rounds before a challenger may be dropped."""
+DROP_Z = 1.0
+"""A challenger whose mean difference plus this many standard errors is below 0 is dropped."""
 
 
 class Simulation(Protocol):
@@ -109,60 +114,81 @@ def search(sim: Simulation, root_actions: Sequence[Any], rng: random.Random, wat
 
 
 def paired_search(sim: Simulation, root_actions: Sequence[Any], rng: random.Random, watch: Stopwatch,
-                  max_iterations: int, seat: int, confidence: float = CONFIDENCE) -> SearchResult:
+                  max_iterations: int, seat: int, alpha: float = ALPHA) -> SearchResult:
     """Determinized search with common random numbers, gated by a paired test.
 
     ``root_actions[0]`` must be the rollout policy's own choice (the *default*). Each round deals
-    one determinization and plays every root action from it, each followed by a rollout from the
-    same generator state, so actions are compared on the same cards and the same later luck. Only
-    whole rounds count, so the comparison stays paired.
+    one determinization and plays every live root action from it, each followed by a rollout
+    from the same generator state, so actions are compared on the same cards and the same later
+    luck. Only whole rounds count, so the comparison stays paired.
 
-    The answer leaves the default only when the best action beats it by more than
-    ``confidence`` standard errors of the paired differences: single decisions in these games
-    move the outcome by a few per cent, far below the noise of a few dozen rollouts, and picking
-    the noisy maximum would play at random among near-equal moves (and, in "draw until you can
-    play" rules, draw again and again). The test makes the search a safe improvement on its
-    policy: it deviates where the evidence is strong (the end of a hand, special cards, naming
-    a suit the others lack) and otherwise plays the policy's move.
+    The answer leaves the default only when the best action beats it by a paired one-sided test
+    at level ``alpha``, corrected for the number of challengers (Bonferroni): single decisions
+    in these games move the outcome by a few per cent, far below the noise of a few dozen
+    rollouts, and picking the noisy maximum would play at random among near-equal moves (and,
+    in "draw until you can play" rules, draw again and again). The test makes the search a safe
+    improvement on its policy: it deviates where the evidence is strong (the end of a hand,
+    special cards, naming a suit the others lack) and otherwise plays the policy's move.
+    Challengers that are clearly worse than the default (upper bound below it after a few
+    rounds) stop being simulated, so the rounds go to the ones that might win.
     """
     k = len(root_actions)
-    scores: list[list[float]] = [[] for _ in range(k)]
+    challengers = max(1, k - 1)
+    z = statistics.NormalDist().inv_cdf(1.0 - alpha / challengers)
+    live = list(range(k))
+    diffs: list[list[float]] = [[] for _ in range(k)]
+    totals = [0.0] * k
     rounds = 0
-    while rounds < max_iterations:
+    while rounds < max_iterations and len(live) > 1:
         deal = sim.determinize(rng)
         seed = rng.getrandbits(64)
-        row: list[float] = []
-        for action in root_actions:
+        row: dict[int, float] = {}
+        for i in live:
             state = sim.fork(deal, random.Random(seed))
-            sim.apply(state, action)
-            row.append(sim.rollout(state, state._rng, watch)[seat])
+            sim.apply(state, root_actions[i])
+            row[i] = sim.rollout(state, state._rng, watch)[seat]
             if watch.expired():
                 break
-        if len(row) < k:
+        if len(row) < len(live):
             break
-        for i, score in enumerate(row):
-            scores[i].append(score)
+        for i, score in row.items():
+            totals[i] += score
+            diffs[i].append(score - row[0])
         rounds += 1
+        if rounds >= MIN_ROUNDS:
+            live = [i for i in live if i == 0 or _upper(diffs[i], DROP_Z) > 0.0]
         if not watch.lap():
             break
-    values = {a: sum(scores[i]) / rounds for i, a in enumerate(root_actions)} if rounds else {}
     choice = 0
-    if rounds >= 2:
-        best = max(range(k), key=lambda i: (sum(scores[i]), -i))
-        if best and _significant([b - d for b, d in zip(scores[best], scores[0])], confidence):
-            choice = best
-    visits = {a: rounds for a in root_actions}
+    best, best_mean = 0, 0.0
+    for i in range(1, k):
+        n = len(diffs[i])
+        if n >= 2 and sum(diffs[i]) / n > best_mean:
+            best, best_mean = i, sum(diffs[i]) / n
+    if best and _lower(diffs[best], z) > 0.0:
+        choice = best
+    visits = {a: len(diffs[i]) for i, a in enumerate(root_actions)}
+    values = {a: totals[i] / len(diffs[i]) for i, a in enumerate(root_actions) if diffs[i]}
     return SearchResult(root_actions[choice], rounds, watch.elapsed(), visits, values)
 
 
-def _significant(diffs: Sequence[float], confidence: float) -> bool:
-    """Whether the mean of paired ``diffs`` exceeds ``confidence`` standard errors."""
+def _mean_se(diffs: Sequence[float]) -> tuple[float, float]:
     n = len(diffs)
     mean = sum(diffs) / n
-    if mean <= 0:
-        return False
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean * mean * n > confidence * confidence * var
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    return mean, math.sqrt(var / n)
+
+
+def _lower(diffs: Sequence[float], z: float) -> float:
+    """Lower confidence bound of the mean paired difference."""
+    mean, se = _mean_se(diffs)
+    return mean - z * se if se > 0 else (mean if len(diffs) >= 2 else 0.0)
+
+
+def _upper(diffs: Sequence[float], z: float) -> float:
+    """Upper confidence bound of the mean paired difference."""
+    mean, se = _mean_se(diffs)
+    return mean + z * se if se > 0 else mean
 
 
 def _best(root: Node, actions: Sequence[Any]) -> Any:
