@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from referee.sandbox.base import BotSpec
     from referee.tournament.config import TournamentConfig
+    from referee.tournament.progress import ProgressView
     from referee.tournament.ratings import Ratings
 
 DB_OPTION = click.option(
@@ -101,6 +103,15 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    narrows; ``os.cpu_count()`` where affinity is unknown): the default ``--concurrency``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 @click.command()
 @click.option("--game", required=True, type=click.Choice(["crazy-eights", "crazy-rummy"]), help="The game.")
 @click.option("--rules", "preset", required=True, help="The rules preset (see `talon rules`).")
@@ -113,9 +124,11 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--seed", required=True, type=click.IntRange(0, 2**63 - 1), help="The tournament seed.")
 @DB_OPTION
 @click.option("--resume", is_flag=True, help="Continue the tournament stored in --db (same settings).")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=1, show_default=True, help="Matches at once.")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default="process",
-              show_default=True, help="Where bots run.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=usable_cores,
+              show_default=f"the number of cores, {usable_cores()} here", help="Matches at once.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]),
+              help="Where bots run. Default: docker where a Docker engine answers and the bot base image is "
+                   "built, else process (one line says which and why); on --resume, the stored tournament's.")
 @click.option("--tables", type=click.IntRange(1), help="Play this many tables (a balanced subset); default: all.")
 @click.option("--gauntlet", "challenger", help="Gauntlet mode: this bot against the rest of the field.")
 @click.option("--decision-ms", type=click.IntRange(1, 600_000), help="Time per decision (match loop default).")
@@ -123,55 +136,55 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--max-strikes", type=click.IntRange(1), help="Failures before the fallback keeps the seat.")
 @click.option("--replays", "replay_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each match's replay into this directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print the final ratings as JSON rows.")
-@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final ratings as JSON rows (progress: plain lines).")
+@click.option("--quiet", is_flag=True, help="No progress display or lines.")
 @SAMPLES_OPTION
 def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, bot_dirs: tuple[Path, ...],
                more_bots: tuple[Path, ...], deal_groups: int, seed: int, db: Path, resume: bool, concurrency: int,
-               sandbox_kind: str, tables: int | None, challenger: str | None, decision_ms: int | None,
+               sandbox_kind: str | None, tables: int | None, challenger: str | None, decision_ms: int | None,
                bank_ms: int | None, max_strikes: int | None, replay_dir: Path | None, as_json: bool, quiet: bool,
                samples: int) -> None:
-    """Play a round robin of deal groups (one deal per seat rotation) into --db, then rate it."""
+    """Play a round robin of deal groups (one deal per seat rotation) into --db, then rate it.
+
+    On a terminal a live display shows games done, games/s, the time left and a provisional
+    leaderboard; in a log (stdout not a terminal, or --json) a line per 5 % of the deal groups.
+    Ctrl-C stops the running matches, keeps every finished deal group (and the finished matches
+    of unfinished ones), stops every bot and prints the command that continues (--resume);
+    the exit code is then 130.
+    """
     import asyncio
 
     from referee.sandbox.base import BotSpec, SandboxError
     from referee.tournament.config import ConfigError, TournamentConfig
-    from referee.tournament.runner import Progress, run_tournament, tournament_options
+    from referee.tournament.runner import matches_so_far, run_tournament, tournament_options
     from referee.tournament.store import StoreError, TournamentStore
 
     try:
         specs = [BotSpec.from_dir(d) for d in (*bot_dirs, *more_bots)]
+        kind = _sandbox_kind(sandbox_kind, specs, db, resume)
         config = TournamentConfig.make(
             game=game, rules=preset, table_size=table_size, bots=[s.name for s in specs], seed=seed,
             deal_groups=deal_groups, mode="gauntlet" if challenger else "round-robin", challenger=challenger,
-            tables=tables, sandbox=sandbox_kind, rule_overrides=_overrides(sets),
+            tables=tables, sandbox=kind, rule_overrides=_overrides(sets),
             options=tournament_options(specs, decision_ms, bank_ms, max_strikes),
         )
         _check_rules(config)
     except (SandboxError, ConfigError, ValueError) as err:
         raise click.ClickException(str(err)) from None
 
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     if concurrency > cores:
         click.echo(f"warning: --concurrency {concurrency} is more than the {cores} cores here; matches will "
                    "compete for CPU and bots may lose time (timeouts are recorded as their failures)", err=True)
-
-    def progress(p: Progress) -> None:
-        if quiet:
-            return
-        top = ", ".join(f"{r.bot} {r.mu:.1f}" for r in p.live.table()[:3])
-        click.echo(f"groups {p.groups_done}/{p.groups_total}, {p.matches_played} matches played; "
-                   f"provisional: {top}", err=True)
-
     try:
         with TournamentStore.open(db, config, resume=resume) as store:
-            asyncio.run(run_tournament(store, {s.name: s for s in specs}, concurrency=concurrency,
-                                       replay_dir=replay_dir, on_progress=progress))
+            with _view(quiet, as_json, *matches_so_far(store)) as view:
+                asyncio.run(run_tournament(store, {s.name: s for s in specs}, concurrency=concurrency,
+                                           replay_dir=replay_dir, on_progress=view.group, on_match=view.match))
     except (StoreError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished deal groups are saved in {db}; continue with the same "
-                   "command plus --resume", err=True)
+        click.echo(_interrupted(db), err=True)
         sys.exit(130)
     from referee.tournament.report import leaderboard, rows
 
@@ -182,6 +195,60 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
         from rich.console import Console
 
         Console(file=sys.stdout).print(leaderboard(table, title=f"Ratings: {db.name}"))
+
+
+def _sandbox_kind(asked: str | None, specs: list[BotSpec], db: Path, resume: bool) -> str:
+    """The sandbox to use: the one asked for (Docker checked up front), else the stored
+    tournament's on --resume, else Docker where it can run here (one line on stderr says
+    which and why)."""
+    from referee.sandbox.select import default_sandbox_kind, require_docker
+    from referee.tournament.store import StoreError, TournamentStore
+
+    if asked is None and resume and db.is_file():
+        try:
+            with TournamentStore.read(db) as stored:
+                asked = stored.config.sandbox
+        except StoreError:
+            pass  # TournamentStore.open names what is wrong with the file
+    if asked is None:
+        kind, why = default_sandbox_kind(specs)
+        click.echo(f"sandbox: {why}", err=True)
+        return kind.value
+    if asked == "docker":
+        require_docker(specs)
+    return asked
+
+
+def _view(quiet: bool, as_json: bool, matches_done: int, matches_total: int) -> ProgressView:
+    """Live display on a terminal, plain lines in a log or with --json, nothing with --quiet."""
+    from referee.tournament.progress import LiveView, PlainLines, Silent
+
+    if quiet:
+        return Silent()
+    if as_json or not sys.stdout.isatty():
+        return PlainLines(sys.stderr)
+    from rich.console import Console
+
+    return LiveView(Console(file=sys.stdout), matches_done, matches_total)
+
+
+def _interrupted(db: Path) -> str:
+    """What Ctrl-C kept, and the exact command that continues."""
+    import shlex
+
+    from referee.tournament.schedule import Schedule
+    from referee.tournament.store import StoreError, TournamentStore
+
+    try:
+        with TournamentStore.read(db) as store:
+            groups = len(store.completed_groups())
+            total = Schedule.from_config(store.config).group_count
+        kept = f"{groups} of {total} deal groups are saved in {db}"
+    except StoreError:
+        kept = f"nothing was saved in {db} yet"
+    argv = [*sys.argv[1:], *([] if "--resume" in sys.argv else ["--resume"])]
+    return (f"\ninterrupted: the running matches were stopped and every bot with them; {kept} (finished "
+            f"matches of unfinished groups are kept too). Continue with:\n  {shlex.join(['talon', *argv])}")
 
 
 def _check_rules(config: TournamentConfig) -> None:

@@ -147,6 +147,9 @@ class ProcessSandbox(Sandbox):
         except (OSError, shutil.Error) as err:
             shutil.rmtree(workdir, ignore_errors=True)
             raise SandboxError(f"bot {bot.name!r} could not be started: {err}") from None
+        except BaseException:  # cancelled (Ctrl-C) mid-start: asyncio kills the child; drop its copy too
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
         handle = ProcessHandle(process, workdir, bot.name)
         self._handles.append(handle)
         return handle

@@ -71,7 +71,9 @@ def docker_problem(bots: Sequence[BotSpec] = (), timeout: float = PROBE_TIMEOUT_
                              "run as root")
     missing = sorted(b.name for b in bots if not (b.directory / "Dockerfile").is_file())
     if missing:
-        return DockerProblem(f"no Dockerfile in bot {', '.join(missing)}",
+        names = ", ".join(missing)
+        return DockerProblem(f"the bots {names} have no Dockerfile" if len(missing) > 1 else
+                             f"the bot {names} has no Dockerfile",
                              "add one ('talon bot new NAME' writes a bot with a Dockerfile to copy)")
     return _image_problem(address, timeout)
 

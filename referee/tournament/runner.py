@@ -115,6 +115,16 @@ def to_result(match: Match, played: PlayedMatch, replay: str | None) -> MatchRes
     )
 
 
+def matches_so_far(store: TournamentStore) -> tuple[int, int]:
+    """``(finished, total)`` matches of the stored tournament: the matches of committed groups
+    and the pending ones of unfinished groups, out of all the schedule's."""
+    schedule = Schedule.from_config(store.config)
+    done = store.completed_groups()
+    todo = [g for g in schedule.groups() if g.key not in done]
+    finished = schedule.match_count - sum(len(g.matches) for g in todo)
+    return finished + sum(len(store.pending(g.table, g.group)) for g in todo), schedule.match_count
+
+
 @dataclasses.dataclass
 class _Tally:
     """The run's counts, shared by its workers (one event loop: no locks)."""
@@ -162,8 +172,7 @@ async def run_tournament(
     live = LiveRatings()
     for result in store.results():
         live.update(result)
-    tally = _Tally(len(done), schedule.group_count, schedule.match_count - sum(len(g.matches) for g in todo)
-                   + len(kept), schedule.match_count)
+    tally = _Tally(len(done), schedule.group_count, *matches_so_far(store))
     if replay_dir is not None:
         replay_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="talon-t-") as tmp:

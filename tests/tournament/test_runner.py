@@ -33,7 +33,8 @@ def command(db: Path, *extra: str, groups: int = 6) -> list[str]:
         *TALON, "tournament", "--game", "crazy-eights", "--rules", "classic",
         "--set", "match_end=hands", "--set", "match_hands=1", "--table-size", "2",
         "--bots", str(BOTS / "strong"), str(BOTS / "medium"), str(BOTS / "weak"),
-        "--deal-groups", str(groups), "--seed", "7", "--db", str(db), "--bootstrap", "200", "--quiet", *extra,
+        "--deal-groups", str(groups), "--seed", "7", "--db", str(db), "--bootstrap", "200", "--quiet",
+        "--sandbox", "process", *extra,
     ]
 
 
@@ -54,6 +55,44 @@ def descendants(root: int) -> list[int]:
         found += children
         frontier += children
     return found
+
+
+def start_time(pid: int) -> str | None:
+    """The kernel's start time of a live (not zombie) ``pid``, which names it even if the pid is
+    reused; None when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] in ("Z", "X") else fields[19]
+
+
+def running_in(directory: Path) -> list[str]:
+    """Live processes whose working directory is under ``directory`` (the process sandbox runs
+    each bot in a copy of its directory made under $TMPDIR)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if entry.name.isdigit() and cwd.startswith(str(directory)) and start_time(int(entry.name)):
+            found.append(f"{entry.name} in {cwd}")
+    return found
+
+
+def wait_for_groups(db: Path, child: subprocess.Popen[str], count: int) -> None:
+    """Poll the database until ``count`` groups are committed (or the run ends)."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                with TournamentStore.read(db) as store:
+                    if len(store.completed_groups()) >= count:
+                        return
+            except Exception:  # noqa: BLE001 - the file may be mid-creation
+                continue
 
 
 def outcomes(db: Path) -> list[tuple[object, ...]]:
@@ -87,17 +126,8 @@ def test_sigkill_then_resume_gives_the_same_table(
 ) -> None:
     full_db, full_rows = uninterrupted
     db = tmp_path / "killed.sqlite"
-    child = subprocess.Popen(command(db), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and child.poll() is None:
-        time.sleep(0.1)
-        if db.exists():
-            try:
-                with TournamentStore.read(db) as store:
-                    if len(store.completed_groups()) >= 3:
-                        break
-            except Exception:  # noqa: BLE001 - the file may be mid-creation
-                continue
+    child = subprocess.Popen(command(db), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    wait_for_groups(db, child, 3)
     assert child.poll() is None, "the run finished before it could be killed"
     bots = descendants(child.pid)
     os.kill(child.pid, signal.SIGKILL)  # the runner dies without any cleanup
@@ -110,6 +140,37 @@ def test_sigkill_then_resume_gives_the_same_table(
     with TournamentStore.read(db) as store:
         partial = len(store.completed_groups())
     assert 3 <= partial < 18
+    resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert outcomes(db) == outcomes(full_db)
+    assert json.loads(resumed.stdout) == full_rows
+
+
+def test_ctrl_c_stops_cleanly_and_resume_gives_the_same_table(
+    tmp_path: Path, uninterrupted: tuple[Path, list[dict[str, object]]]
+) -> None:
+    full_db, full_rows = uninterrupted
+    db = tmp_path / "interrupted.sqlite"
+    private = tmp_path / "tmp"  # the run's $TMPDIR: its referee socket and its bots' directories
+    private.mkdir()
+    child = subprocess.Popen(command(db, "--concurrency", "2"), cwd=ROOT, env={**os.environ, "TMPDIR": str(private)},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_groups(db, child, 2)
+    assert child.poll() is None, "the run finished before it could be interrupted"
+    bots = {pid: start_time(pid) for pid in descendants(child.pid)}
+    assert bots and running_in(private), "no warm bot was running"
+    child.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert "interrupted: the running matches were stopped" in err
+    assert "Continue with:\n  talon tournament " in err and err.rstrip().endswith("--resume")
+    assert [pid for pid, started in bots.items() if start_time(pid) == started] == []
+    assert running_in(private) == [] and list(private.iterdir()) == []
+    kept = outcomes(db)
+    with TournamentStore.read(db) as store:
+        assert 2 <= len(store.completed_groups()) < 18
+        assert len(kept) == 2 * len(store.completed_groups())
+    assert set(kept) <= set(outcomes(full_db))  # committed groups are exactly what the full run played
     resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert outcomes(db) == outcomes(full_db)
