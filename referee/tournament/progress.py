@@ -73,9 +73,10 @@ def provisional_table(rows: tuple[LiveRating, ...], groups_done: int, groups_tot
     table = Table(title=f"Provisional leaderboard after {groups_done}/{groups_total} deal groups",
                   caption="OpenSkill, tau = 0 (the final table is Plackett–Luce)",
                   title_justify="left", caption_justify="left")
-    for name, justify in (("#", "right"), ("bot", "left"), ("mu", "right"), ("sigma", "right"),
-                          ("ordinal", "right"), ("matches", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    for name in ("mu", "sigma", "ordinal", "matches"):
+        table.add_column(name, justify="right")
     for rank, row in enumerate(rows, 1):
         table.add_row(str(rank), row.bot, f"{row.mu:.1f}", f"{row.sigma:.2f}", f"{row.ordinal:.1f}",
                       str(row.matches))
