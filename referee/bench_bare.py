@@ -31,6 +31,10 @@ class _Job:
     done: asyncio.Future[list[float]]
     until: float = 0.0
     """``time.perf_counter()`` at which to stop when ``rounds`` is 0."""
+    turn: asyncio.Event | None = None
+    """Alternating pairs: wait for this before each round trip..."""
+    hand_over: asyncio.Event | None = None
+    """...and set this after it (the partner stream's turn)."""
 
 
 class BareServer:
@@ -63,10 +67,16 @@ class BareServer:
         while True:
             job = await jobs.get()
             ends: list[float] = []
+            turn, hand_over = job.turn, job.hand_over
             while (len(ends) < job.rounds) if job.rounds else (not ends or ends[-1] < job.until):
+                if turn is not None:
+                    await turn.wait()
+                    turn.clear()
                 await context.write(payload)
                 await context.read()
                 ends.append(clock())
+                if hand_over is not None:
+                    hand_over.set()
             job.done.set_result(ends)
 
     async def run(self, streams: int, rounds: int, seconds: float = 0.0) -> list[list[float]]:
@@ -78,6 +88,18 @@ class BareServer:
         for queue, job in zip(self.streams[:streams], jobs):
             queue.put_nowait(job)
         return list(await asyncio.gather(*(j.done for j in jobs)))
+
+    async def alternate(self, rounds: int) -> list[float]:
+        """``rounds`` round trips taking turns between two streams (as two seats do); end times."""
+        loop = asyncio.get_running_loop()
+        first, second = asyncio.Event(), asyncio.Event()
+        first.set()
+        jobs = [_Job(rounds // 2, loop.create_future(), 0.0, first, second),
+                _Job(rounds // 2, loop.create_future(), 0.0, second, first)]
+        for queue, job in zip(self.streams[:2], jobs):
+            queue.put_nowait(job)
+        a, b = await asyncio.gather(*(j.done for j in jobs))
+        return sorted(a + b)
 
     async def stop(self) -> None:
         if self.server is not None:

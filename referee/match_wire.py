@@ -22,6 +22,9 @@ _SKIPPED_KEYS = frozenset({"game", "rules"})
 """View keys carried elsewhere on the wire: the oneof names the game, the Welcome the rules."""
 
 
+_DUMPS = json.JSONEncoder(separators=(",", ":")).encode
+
+
 class ProtocolViolation(Exception):
     """A bot message that breaks the protocol; ``str()`` says what and what is allowed."""
 
@@ -48,18 +51,21 @@ class ViewCodec:
         self.int_lists: set[str] = set()
         """Per-hand score lists: they only grow, so their encoding is cached (see encode)."""
         self._cached: dict[str, tuple[tuple[int, tuple[int, ...]], bytes]] = {}
+        self.pending_merges: list[bytes] = []
         for field in message.DESCRIPTOR.fields:
             if field.name == extra_field:
                 continue
             convert: Callable[[Any], Any] | None = None
             if field.message_type is not None and field.message_type.name == "IntList":
                 self.int_lists.add(field.name)
-            elif field.message_type is not None and field.message_type.name == "Meld":
+                continue
+            if field.message_type is not None and field.message_type.name == "Meld":
                 convert = _melds
             self.plan[field.name] = convert
 
-    def encode(self, view: Mapping[str, Any]) -> Message:
-        """The proto of ``view``; keys the proto lacks go to the extra JSON field, if any.
+    def fields(self, view: Mapping[str, Any]) -> dict[str, Any]:
+        """The proto fields of ``view`` as constructor values; nested score lists are left in
+        :attr:`pending_merges` as encoded bytes to merge into the built message.
 
         :raises KeyError: for an unknown key when the message has no extra field (an engine
             that grew a view field the contract does not carry yet: a referee bug, not a bot's).
@@ -67,17 +73,16 @@ class ViewCodec:
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] | None = None
         plan = self.plan
-        merged: list[bytes] = []
+        merges: list[bytes] = []
         for key, value in view.items():
             if value is None or key in _SKIPPED_KEYS:
-                continue
-            if key in self.int_lists:
-                if value:
-                    merged.append(self._int_lists_bytes(key, value))
                 continue
             if key in plan:
                 convert = plan[key]
                 kwargs[key] = value if convert is None else convert(value)
+            elif key in self.int_lists:
+                if value:
+                    merges.append(self._int_lists_bytes(key, value))
             elif self.extra_field is not None:
                 if extra is None:
                     extra = {}
@@ -86,8 +91,13 @@ class ViewCodec:
                 raise KeyError(f"view field {key!r} has no place in {self.message.DESCRIPTOR.full_name}")
         if extra:
             kwargs[self.extra_field or ""] = json.dumps(extra, separators=(",", ":"))
-        message = self.message(**kwargs)
-        for blob in merged:
+        self.pending_merges = merges
+        return kwargs
+
+    def encode(self, view: Mapping[str, Any]) -> Message:
+        """The proto of ``view`` (see :meth:`fields`)."""
+        message = self.message(**self.fields(view))
+        for blob in self.pending_merges:
             message.MergeFromString(blob)
         return message
 
@@ -132,22 +142,25 @@ class GameCodec:
         complete: bool,
         events: Sequence[gpb.Event],
     ) -> bpb.RefereeMessage:
-        """The message asking one seat for one decision."""
-        view_msg = self.views.encode(view)
+        """The message asking one seat for one decision.
+
+        Built in one constructor call from plain values: nesting ready-made messages would copy
+        each of them again (about 4 us of the referee's 60 us per decision).
+        """
         if self.view_field == "crazy_eights":
-            legal_msg = gpb.LegalActions(complete=complete, crazy_eights=legal)
+            legal_json: dict[str, Any] = {"complete": complete, "crazy_eights": legal}
         else:
-            legal_msg = gpb.LegalActions(complete=complete, crazy_rummy=[rummy_action_proto(a) for a in legal])
-        req = bpb.DecisionRequest(
-            request_id=request_id,
-            decision=decision,
-            deadline_ms=deadline_ms,
-            time_bank_ms=bank_ms,
-            legal=legal_msg,
-            events=events,
-            **{self.view_field: view_msg},
-        )
-        return bpb.RefereeMessage(request=req)
+            legal_json = {"complete": complete, "crazy_rummy": [rummy_action_fields(a) for a in legal]}
+        message = bpb.RefereeMessage(request={
+            "request_id": request_id, "decision": decision, "deadline_ms": deadline_ms, "time_bank_ms": bank_ms,
+            "legal": legal_json, "events": events, self.view_field: self.views.fields(view),
+        })
+        blobs = self.views.pending_merges
+        if blobs:
+            inner = getattr(message.request, self.view_field)
+            for blob in blobs:
+                inner.MergeFromString(blob)
+        return message
 
     def decode(self, action: gpb.Action, state: MatchState[Any]) -> Any:
         """The game action a bot sent.
@@ -171,6 +184,10 @@ class GameCodec:
 def rummy_action_proto(action: Any) -> gpb.CrazyRummyAction:
     """A Crazy Rummy action (the engine's tuple) as a proto."""
     return gpb.CrazyRummyAction(kind=action[0], cards=action[1], meanings=action[2], target=action[3])
+
+
+def rummy_action_fields(action: Any) -> dict[str, Any]:
+    return {"kind": action[0], "cards": action[1], "meanings": action[2], "target": action[3]}
 
 
 def rummy_action_json(msg: gpb.CrazyRummyAction) -> dict[str, Any]:
@@ -203,7 +220,7 @@ class EventCache:
         encoded = self.encoded
         index = len(encoded)
         for kind, seat, data in new_events(state, index):
-            text = json.dumps(dict(data), separators=(",", ":")) if data else "{}"
+            text = _DUMPS(data) if data else "{}"
             encoded.append(gpb.Event(index=index, kind=kind, seat=seat, data_json=text))
             index += 1
         return encoded

@@ -81,10 +81,7 @@ async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutc
     match_id, seat, decisions, errors, result = "", -1, 0, 0, None
     switches: dict[str, Any] = {}
     try:
-        while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
-                break
+        async for message in call:
             which = message.WhichOneof("message")
             if which == "request":
                 request = message.request

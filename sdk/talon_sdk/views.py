@@ -109,54 +109,97 @@ class Event:
         return value if isinstance(value, dict) else {}
 
 
-@dataclasses.dataclass(frozen=True)
 class Decision:
-    """Facts about the decision itself, common to every game."""
+    """Facts about the decision itself, common to every game (read from the request lazily)."""
 
-    request_id: int
-    decision: int
-    """Index of this decision in the match (all seats)."""
-    deadline_ms: int
-    """Time to answer before the bank is touched."""
-    time_bank_ms: int
-    """What the bank still holds; the hard limit is deadline_ms + time_bank_ms."""
-    complete: bool
-    """Whether legal_actions lists every legal action."""
-    events: tuple[Event, ...]
-    """Public events since your previous request."""
+    __slots__ = ("_r",)
+
+    def __init__(self, request: Any) -> None:
+        self._r = request
+
+    @property
+    def request_id(self) -> int:
+        return int(self._r.request_id)
+
+    @property
+    def decision(self) -> int:
+        """Index of this decision in the match (all seats)."""
+        return int(self._r.decision)
+
+    @property
+    def deadline_ms(self) -> int:
+        """Time to answer before the bank is touched."""
+        return int(self._r.deadline_ms)
+
+    @property
+    def time_bank_ms(self) -> int:
+        """What the bank still holds; the hard limit is deadline_ms + time_bank_ms."""
+        return int(self._r.time_bank_ms)
+
+    @property
+    def complete(self) -> bool:
+        """Whether legal_actions lists every legal action."""
+        return bool(self._r.legal.complete)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Public events since your previous request."""
+        return tuple(Event(e.index, e.kind, e.seat, e.data_json) for e in self._r.events)
 
 
-@dataclasses.dataclass(frozen=True)
 class EightsView:
-    """What your seat knows at a Crazy Eights decision (fields as in ``CrazyEightsView``)."""
+    """What your seat knows at a Crazy Eights decision (fields as in ``CrazyEightsView``).
 
-    decision: Decision
-    legal_actions: tuple[EightsAction, ...]
-    seat: int
-    num_players: int
-    preset: str
-    hand_number: int
-    dealer: int
-    current_player: int
-    phase: str
-    hand: tuple[int, ...]
-    top_card: int | None
-    suit_to_follow: int
-    named_suit: int | None
-    pile: tuple[int, ...]
-    stock_size: int
-    hand_sizes: tuple[int, ...]
-    direction: int
-    pending_draw: int
-    drawn_this_turn: int
-    drawn_card: int | None
-    scores: tuple[int, ...]
-    hand_scores: tuple[tuple[int, ...], ...]
-    personal_scores: tuple[int, ...]
-    wild_ranks: tuple[int, ...]
-    turn: int
+    Read-only, and built lazily from the request: a field costs something only when your bot
+    reads it, which keeps the SDK's share of the referee's round trip small.
+    """
 
+    __slots__ = ("_r", "_v", "_legal")
     game = "crazy-eights"
+
+    def __init__(self, request: Any) -> None:
+        self._r = request
+        self._v = request.crazy_eights
+        self._legal: tuple[EightsAction, ...] | None = None
+
+    @property
+    def decision(self) -> Decision:
+        return Decision(self._r)
+
+    @property
+    def legal_actions(self) -> tuple[EightsAction, ...]:
+        """Every legal action, sorted by code: draw, pass, stop, suit names, then plays."""
+        if self._legal is None:
+            self._legal = tuple(map(EightsAction, self._r.legal.crazy_eights))
+        return self._legal
+
+    seat = property(lambda self: int(self._v.seat), doc="Your seat.")
+    num_players = property(lambda self: int(self._v.num_players), doc="Seats in the match.")
+    preset = property(lambda self: str(self._v.preset), doc="The rules' preset.")
+    hand_number = property(lambda self: int(self._v.hand_number), doc="1-based number of this hand.")
+    dealer = property(lambda self: int(self._v.dealer), doc="The seat that dealt this hand.")
+    current_player = property(lambda self: int(self._v.current_player), doc="The seat to act (you).")
+    phase = property(lambda self: str(self._v.phase), doc="play, name_suit, draw_two, after_draw, multi_play.")
+    hand = property(lambda self: tuple(self._v.hand), doc="Your cards, sorted by id.")
+    top_card = property(lambda self: self._v.top_card if self._v.HasField("top_card") else None,
+                        doc="The top card of the play pile, or None.")
+    suit_to_follow = property(lambda self: int(self._v.suit_to_follow), doc="The suit to follow (0..3).")
+    named_suit = property(lambda self: self._v.named_suit if self._v.HasField("named_suit") else None,
+                          doc="The suit the last wild named, or None.")
+    pile = property(lambda self: tuple(self._v.pile), doc="The play pile, bottom to top.")
+    stock_size = property(lambda self: int(self._v.stock_size), doc="Cards left in the stock.")
+    hand_sizes = property(lambda self: tuple(self._v.hand_sizes), doc="Cards in each seat's hand.")
+    direction = property(lambda self: int(self._v.direction), doc="1 or -1.")
+    pending_draw = property(lambda self: int(self._v.pending_draw), doc="Cards a draw-two chain makes you draw.")
+    drawn_this_turn = property(lambda self: int(self._v.drawn_this_turn), doc="Cards you drew this turn.")
+    drawn_card = property(lambda self: self._v.drawn_card if self._v.HasField("drawn_card") else None,
+                          doc="The card you just drew, when you may play it at once.")
+    scores = property(lambda self: tuple(self._v.scores), doc="Match points per seat.")
+    hand_scores = property(lambda self: tuple(tuple(h.values) for h in self._v.hand_scores),
+                           doc="Points of each finished hand, per seat.")
+    personal_scores = property(lambda self: tuple(self._v.personal_scores), doc="Countdown scores per seat.")
+    wild_ranks = property(lambda self: tuple(self._v.wild_ranks), doc="Each seat's wild rank.")
+    turn = property(lambda self: int(self._v.turn), doc="Decisions taken in the match so far.")
 
     @property
     def plays(self) -> list[EightsAction]:
@@ -166,7 +209,8 @@ class EightsView:
     @property
     def wild_rank(self) -> int:
         """Your wild rank (8, or your personal rank in Countdown)."""
-        return self.wild_ranks[self.seat] if self.wild_ranks else 8
+        ranks = self._v.wild_ranks
+        return int(ranks[self._v.seat]) if ranks else 8
 
     def is_wild(self, card: int) -> bool:
         return card_rank(card) == self.wild_rank
@@ -174,7 +218,7 @@ class EightsView:
     def suit_counts(self) -> list[int]:
         """How many cards of each suit your hand holds (wilds included)."""
         counts = [0, 0, 0, 0]
-        for card in self.hand:
+        for card in self._v.hand:
             counts[card_suit(card)] += 1
         return counts
 
@@ -185,30 +229,17 @@ class EightsView:
     def action_name(self, action: int) -> str:
         return str(EightsAction(action))
 
+    def __repr__(self) -> str:
+        return f"EightsView(seat={self.seat}, phase={self.phase!r}, hand={self.hand}, top_card={self.top_card})"
+
 
 def eights_view(request: Any) -> EightsView:
     """Build the view of a ``DecisionRequest`` whose view is ``crazy_eights``."""
-    v = request.crazy_eights
-    return EightsView(
-        decision=_decision(request),
-        legal_actions=tuple(map(EightsAction, request.legal.crazy_eights)),
-        seat=v.seat, num_players=v.num_players, preset=v.preset, hand_number=v.hand_number, dealer=v.dealer,
-        current_player=v.current_player, phase=v.phase, hand=tuple(v.hand), top_card=v.top_card if v.HasField("top_card") else None,
-        suit_to_follow=v.suit_to_follow, named_suit=v.named_suit if v.HasField("named_suit") else None,
-        pile=tuple(v.pile), stock_size=v.stock_size, hand_sizes=tuple(v.hand_sizes), direction=v.direction,
-        pending_draw=v.pending_draw, drawn_this_turn=v.drawn_this_turn,
-        drawn_card=v.drawn_card if v.HasField("drawn_card") else None, scores=tuple(v.scores),
-        hand_scores=tuple(tuple(h.values) for h in v.hand_scores), personal_scores=tuple(v.personal_scores),
-        wild_ranks=tuple(v.wild_ranks), turn=v.turn,
-    )
+    return EightsView(request)
 
 
 def _decision(request: Any) -> Decision:
-    return Decision(
-        request_id=request.request_id, decision=request.decision, deadline_ms=request.deadline_ms,
-        time_bank_ms=request.time_bank_ms, complete=request.legal.complete,
-        events=tuple(Event(e.index, e.kind, e.seat, e.data_json) for e in request.events),
-    )
+    return Decision(request)
 
 
 def make_view(request: Any, switches: dict[str, Any] | None = None) -> Any:
