@@ -199,9 +199,9 @@ class _Match:
         finally:
             if not finished:
                 for seat in self.seats:
-                    seat.link.finish(grpc.StatusCode.UNAVAILABLE, "the referee stopped this match (shutting down)")
-            await self._stop_bots()
+                    seat.link.finish(grpc.StatusCode.ABORTED, "the referee stopped this match (shutting down)")
             self.service.close_match(self.match_id)
+            await self._stop_bots()
 
     # --- before the first decision ------------------------------------------------------------
 

@@ -12,7 +12,7 @@ A token works for one seat of one match, once: a second connection with it is re
 ALREADY_EXISTS, a token of a finished match with FAILED_PRECONDITION, anything else with
 UNAUTHENTICATED. Messages over ``max_message_bytes`` are refused by gRPC with
 RESOURCE_EXHAUSTED. :meth:`RefereeService.stop` refuses new matches, lets running ones finish
-within a grace period, then ends the rest cleanly (streams closed with UNAVAILABLE, bots
+within a grace period, then ends the rest cleanly (streams closed with ABORTED, bots
 stopped) before the listeners go.
 """
 
@@ -182,7 +182,7 @@ class RefereeService:
             if pending:
                 await asyncio.wait(pending, timeout=5.0)
         for link in self._tokens.values():
-            link.finish(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+            link.finish(grpc.StatusCode.ABORTED, "the referee is shutting down")
         for path in list(self._extra):
             await self.remove_unix_listener(path)
         for server in self._servers:

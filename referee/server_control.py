@@ -101,10 +101,10 @@ class _Control:
         try:
             while True:
                 changed = entry.changed
-                events = entry.source()
-                for event in events[sent:]:
+                batch = list(entry.source()[sent:])  # the list grows while we write
+                for event in batch:
                     await context.write(cpb.MatchUpdate(event=event))
-                sent = len(events)
+                sent += len(batch)
                 if entry.result is not None:
                     await context.write(cpb.MatchUpdate(result=entry.result))
                     return

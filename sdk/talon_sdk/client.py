@@ -136,7 +136,9 @@ async def _next_token(path: Path, previous: str | None) -> str:
 
 async def serve(bot: Bot, address: str, token: str | None = None, token_file: Path | None = None) -> int:
     """Play one seat (``token``) or every seat given through ``token_file``; return an exit code."""
-    options = [("grpc.enable_http_proxy", 0), ("grpc.max_receive_message_length", 16 * 1024 * 1024)]
+    # No retries: a retried stream would present the same seat token twice (refused).
+    options = [("grpc.enable_http_proxy", 0), ("grpc.enable_retries", 0),
+               ("grpc.max_receive_message_length", 16 * 1024 * 1024)]
     async with grpc.aio.insecure_channel(address, options=options) as channel:
         if token is not None:
             return await _play_logged(channel, bot, token)

@@ -10,9 +10,9 @@ import time
 
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 grand = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-with open("pids.txt", "w") as f:
-    f.write(f"{os.getpid()} {child.pid} {grand.pid}\n")
 with open("env.txt", "w") as f:
     f.write("\n".join(sorted(os.environ)))
+with open("pids.txt", "w") as f:
+    f.write(f"{os.getpid()} {child.pid} {grand.pid}\n")
 print("spawner: started", child.pid, grand.pid, flush=True)
 time.sleep(600)

@@ -1,0 +1,149 @@
+"""The service around the match loop: the control API, graceful shutdown, the process sandbox.
+
+Real server, real sockets, real bot processes; the control API is driven by a real gRPC client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from referee.match import BotSeat, run_match
+from referee.match_types import MatchConfig
+from referee.sandbox.base import SeatAccess
+from referee.sandbox.process import ProcessSandbox
+from referee.server import RefereeService, ServiceConfig
+from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
+from talon_sdk._proto.talon.v1 import control_pb2 as cpb
+
+from conftest import bot, zombies_of
+
+
+def _unary(channel, method, request, reply):
+    return channel.unary_unary(f"/talon.v1.MatchControl/{method}", request_serializer=type(request).SerializeToString,
+                               response_deserializer=reply.FromString)(request, timeout=60)
+
+
+def test_control_api_starts_follows_and_reports_a_match():
+    async def scenario() -> None:
+        with tempfile.TemporaryDirectory(prefix="tl-") as tmp:
+            config = ServiceConfig(bot_unix=Path(tmp) / "b.sock", control_unix=Path(tmp) / "c.sock")
+            async with RefereeService(config) as service:
+                sandbox = ProcessSandbox()
+                async with grpc.aio.insecure_channel(service.control_target) as channel:
+                    with pytest.raises(grpc.aio.AioRpcError) as bad:
+                        await _unary(channel, "StartMatch", cpb.StartMatchRequest(
+                            game="crazy-eights", preset="nope", seat_names=["a", "b"]), cpb.StartMatchResponse)
+                    assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+                    assert "unknown preset 'nope'" in bad.value.details()
+                    with pytest.raises(grpc.aio.AioRpcError) as bad:
+                        await _unary(channel, "StartMatch", cpb.StartMatchRequest(
+                            game="crazy-eights", preset="classic", seat_names=["a"]), cpb.StartMatchResponse)
+                    assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "players" in bad.value.details()
+
+                    started = await _unary(channel, "StartMatch", cpb.StartMatchRequest(
+                        game="crazy-eights", preset="classic", seed=4, seat_names=["one", "two"],
+                        overrides={"draw_mode": "one_then_end"}), cpb.StartMatchResponse)
+                    assert started.bot_target == service.bot_target and len(started.seats) == 2
+                    watch = channel.unary_stream("/talon.v1.MatchControl/WatchMatch",
+                                                 request_serializer=cpb.WatchMatchRequest.SerializeToString,
+                                                 response_deserializer=cpb.MatchUpdate.FromString)(
+                        cpb.WatchMatchRequest(match_id=started.match_id), timeout=60)
+                    with pytest.raises(grpc.aio.AioRpcError) as running:
+                        await _unary(channel, "GetResult", cpb.GetResultRequest(match_id=started.match_id),
+                                     bpb.MatchResult)
+                    assert running.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+                    for ticket in started.seats:
+                        await sandbox.start(bot("random"), SeatAccess(started.bot_target, token=ticket.token))
+                    updates = [u async for u in watch]
+                    result = await _unary(channel, "GetResult", cpb.GetResultRequest(
+                        match_id=started.match_id, wait=True), bpb.MatchResult)
+                    events = [u.event for u in updates if u.WhichOneof("update") == "event"]
+                    assert updates[-1].WhichOneof("update") == "result" and updates[-1].result == result
+                    assert [e.index for e in events] == list(range(len(events))) and events[0].kind == "deal"
+                    assert [s.name for s in result.seats] == ["one", "two"] and result.decisions > 0
+                    with pytest.raises(grpc.aio.AioRpcError) as missing:
+                        await _unary(channel, "GetResult", cpb.GetResultRequest(match_id="nope"), bpb.MatchResult)
+                    assert missing.value.code() is grpc.StatusCode.NOT_FOUND
+                await sandbox.close()
+
+    asyncio.run(scenario())
+
+
+def test_graceful_shutdown_ends_running_matches_cleanly():
+    async def scenario() -> None:
+        with tempfile.TemporaryDirectory(prefix="tl-") as tmp:
+            service = RefereeService(ServiceConfig(bot_unix=Path(tmp) / "b.sock"))
+            await service.start()
+            sandbox = ProcessSandbox()
+            config = MatchConfig("crazy-rummy" if _has_rummy() else "crazy-eights",
+                                 "standard" if _has_rummy() else "countdown", 3)
+            match = asyncio.ensure_future(run_match(config, [BotSeat(bot("random"))] * 3, service=service,
+                                                    sandbox=sandbox))
+            while service.running_matches == 0 or not all(h.is_alive() for h in sandbox.handles):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.3)
+            started = time.monotonic()
+            await service.stop(grace_s=0.2)
+            assert time.monotonic() - started < 10
+            with pytest.raises(asyncio.CancelledError):
+                await match
+            assert service.running_matches == 0
+            assert not any(h.is_alive() for h in sandbox.handles)  # the match's bots were stopped
+            assert not Path(tmp, "b.sock").exists()
+            logs = "\n".join(h.logs() for h in sandbox.handles)
+            assert "ABORTED" in logs and "shutting down" in logs  # the bots were told why
+            await sandbox.close()
+            assert zombies_of(os.getpid()) == []
+
+    asyncio.run(scenario())
+
+
+def _has_rummy() -> bool:
+    try:
+        import referee.games.crazy_rummy.state  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_the_process_sandbox_kills_the_whole_tree_and_leaves_no_zombie(tmp_path):
+    async def scenario() -> None:
+        sandbox = ProcessSandbox()
+        handle = await sandbox.start(bot("spawner"), SeatAccess("unix:///nowhere", token="secret-token"))
+        pids_file = handle.workdir / "bot" / "pids.txt"
+        deadline = time.monotonic() + 20
+        while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+            assert time.monotonic() < deadline, handle.logs()
+            await asyncio.sleep(0.05)
+        pids = [int(p) for p in pids_file.read_text().split()]
+        env = (handle.workdir / "bot" / "env.txt").read_text().split()
+        assert "TALON_TOKEN" in env and "TALON_ADDRESS" in env
+        assert not any(name.startswith(("PYTEST", "VIRTUAL_ENV")) for name in env)
+        assert str(handle.workdir) != str(bot("spawner").directory)
+        assert os.getpgid(pids[0]) == pids[0]  # its own process group and session
+        await handle.stop()
+        await asyncio.sleep(0.2)
+        assert not any(_alive(pid) for pid in pids)
+        assert not handle.is_alive() and handle.returncode == -signal.SIGKILL
+        assert not handle.workdir.exists()
+        assert zombies_of(os.getpid()) == []
+        await sandbox.close()
+
+    asyncio.run(scenario())
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie that init has not reaped yet does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
