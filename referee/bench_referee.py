@@ -46,7 +46,10 @@ MUTE_DECISION_MS = 20
 
 def _quantiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
     return {"p50_us": round(pick(0.5) * 1e6, 1), "p99_us": round(pick(0.99) * 1e6, 1), "n": len(ordered)}
 
 
@@ -192,7 +195,9 @@ async def run_benchmark(decisions: int, concurrency: int, rounds: int) -> dict[s
         shutil.rmtree(root, ignore_errors=True)
     ref = [_quantiles(r) for r in seq_ref]
     bare = [_quantiles(b) for b in seq_bare]
-    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
+    def med(rows: list[dict[str, float]], key: str) -> float:
+        return statistics.median(r[key] for r in rows)
+
     referee = {"p50_us": med(ref, "p50_us"), "p99_us": med(ref, "p99_us"),
                "decisions_per_s": round(1e6 / med(ref, "p50_us"), 1),
                "concurrent_decisions_per_s": round(statistics.median(conc_ref), 1)}

@@ -28,12 +28,9 @@ class FailureKind(str, enum.Enum):
     """The bot's process died, or its stream ended or broke, before the match ended."""
 
     @property
-    def proto_value(self) -> int:
-        """The wire enum number."""
-        return _PROTO_NUMBERS[self]
-
-
-_PROTO_NUMBERS = {kind: number for number, kind in enumerate(FailureKind)}
+    def proto_value(self) -> str:
+        """The wire enum's value name (``FAILURE_KIND_TIMEOUT``...), which protobuf accepts."""
+        return f"FAILURE_KIND_{self.name}"
 
 
 class ConfigError(ValueError):

@@ -188,9 +188,9 @@ class RefereeService:
         for server in self._servers:
             await server.stop(1.0)
         self._servers.clear()
-        for path in (self.config.bot_unix, self.config.control_unix):
-            if path is not None and path.exists():
-                path.unlink()
+        for socket_path in (self.config.bot_unix, self.config.control_unix):
+            if socket_path is not None and socket_path.exists():
+                socket_path.unlink()
 
     # --- the Listeners seam -------------------------------------------------------------------
 

@@ -74,10 +74,11 @@ class _Control:
         task = asyncio.ensure_future(run_match(config, seats, service=self.service, on_tokens=on_tokens))
         self.tasks.add(task)
         task.add_done_callback(self._done)
-        await asyncio.wait([tokens, task], return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {tokens, task}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not tokens.done():
-            err = task.exception()
-            await _refuse(context, grpc.StatusCode.INVALID_ARGUMENT, f"the match could not start: {err}")
+            failure = task.exception()
+            await _refuse(context, grpc.StatusCode.INVALID_ARGUMENT, f"the match could not start: {failure}")
         match_id, seat_tokens = tokens.result()
         return cpb.StartMatchResponse(
             match_id=match_id, bot_target=self.service.bot_target,
