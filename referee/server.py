@@ -255,6 +255,11 @@ class RefereeService:
     def running_matches(self) -> int:
         return len(self._matches)
 
+    @property
+    def match_ids(self) -> list[str]:
+        """The ids of the matches running now."""
+        return list(self._matches)
+
     # --- BotSession.Play ----------------------------------------------------------------------
 
     async def _play(self, request_iterator: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:

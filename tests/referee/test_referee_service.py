@@ -87,9 +87,13 @@ def test_graceful_shutdown_ends_running_matches_cleanly():
                                  "standard" if _has_rummy() else "countdown", 3)
             match = asyncio.ensure_future(run_match(config, [BotSeat(bot("random"))] * 3, service=service,
                                                     sandbox=sandbox))
-            while service.running_matches == 0 or not all(h.is_alive() for h in sandbox.handles):
+            def all_connected() -> bool:
+                entries = [service.entry(i) for i in service.match_ids]
+                return bool(entries) and all(link.is_open for e in entries if e for link in e.links)
+
+            while not all_connected():
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.2)
             started = time.monotonic()
             await service.stop(grace_s=0.2)
             assert time.monotonic() - started < 10
