@@ -33,6 +33,10 @@ class Agent(Protocol):
         """The action for ``view`` (one of ``view.legal_actions``)."""
 
 
+HORIZON_ROUNDS = 2
+"""Rounds of turns a Crazy Eights rollout plays before estimating (0: play the hand out)."""
+
+
 def unseen_pool(decks: int, seen: Sequence[int]) -> list[int]:
     """The pack(s) less the cards in ``seen`` (a multiset: two packs hold two of each card)."""
     counts = [decks] * 52
@@ -92,6 +96,7 @@ class EightsAgent:
             self.last = search(sim, root, self.rng, watch, self.settings.iterations)
         else:
             sim.epsilon = 0.0
+            sim.horizon = HORIZON_ROUNDS * len(view.hand_sizes)
             first = sim.prefer(sim.determinize(self.rng), root, self.rng)
             root = [first] + [a for a in root if a != first]
             self.last = paired_search(sim, root, self.rng, watch, self.settings.iterations, self.seat)

@@ -42,6 +42,8 @@ MAX_ROLLOUT_STEPS = 400
 """A rollout longer than this is scored as if the hand were blocked there."""
 CLOCK_EVERY = 64
 """Rollout steps between two looks at the stopwatch."""
+CARD_WEIGHT = 0.5
+"""How much one card less in hand raises the estimated chance of going out first (softmax)."""
 POINT_SCALE = 30.0
 """Points of hand difference that make a reward of about 0.88 (tanh(1))."""
 
@@ -151,6 +153,8 @@ class EightsSimulation:
         self.scale = 1.0 if self.countdown else POINT_SCALE
         self.mode = rules.scoring_mode
         self.epsilon = EPSILON
+        self.horizon = 0
+        """Turns a rollout plays before :meth:`estimate` guesses the outcome (0: to the end)."""
 
     def determinize(self, rng: random.Random) -> CrazyEightsState:
         """A copy of the position with the hidden cards dealt anew (see :mod:`.sampler`)."""
@@ -180,7 +184,10 @@ class EightsSimulation:
         """Play the hand out with the greedy-like policy; the rewards of every seat."""
         steps = 0
         hands0 = self.start_hands
+        stop_turn = state._turns + self.horizon if self.horizon else 1 << 30
         while state._phase != P_OVER and len(state._hand_scores) == hands0:
+            if state._turns >= stop_turn:
+                return self.estimate(state)
             legal = state.legal_actions()
             action = legal[0] if len(legal) == 1 else greedy_action(state, legal, rng, self.epsilon)
             state.apply(action)
@@ -188,6 +195,18 @@ class EightsSimulation:
             if steps % CLOCK_EVERY == 0 and (steps >= MAX_ROLLOUT_STEPS or watch.expired()):
                 return self._cut(state)
         return self.rewards(state)
+
+    def estimate(self, state: CrazyEightsState) -> list[float]:
+        """Rewards of a hand still in play: each seat's chance to go out first, guessed from the
+        cards everyone holds (fewer is better; a wild counts as half a card)."""
+        weights = []
+        for seat in range(state.num_players):
+            hand = state._hands[seat]
+            cards = hand.bit_count()
+            wilds = ((hand | hand >> 52) & RANK_MASKS[state._wr[seat]]).bit_count()
+            weights.append(math.exp(-CARD_WEIGHT * (cards - 0.5 * wilds)))
+        total = sum(weights)
+        return [w / total for w in weights]
 
     def rewards(self, state: CrazyEightsState) -> list[float]:
         """Rewards once the hand (or the match) has ended."""
