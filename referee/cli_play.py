@@ -129,11 +129,11 @@ def replay_verify(path: Path) -> None:
 
 @click.command("referee")
 @click.option("--decisions", type=click.IntRange(100), default=3000, show_default=True,
-              help="Timed decisions per sequential case.")
+              help="Timed referee decisions in the sequential case (paired with as many bare round trips).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=16, show_default=True,
               help="Matches (and bare streams) at once in the throughput case.")
 @click.option("--rounds", type=click.IntRange(1, 9), default=3, show_default=True,
-              help="Interleaved rounds; medians are reported.")
+              help="Rounds of the concurrent case (referee window, then bare window); medians are reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the default output is JSON too).")
 def bench_referee(decisions: int, concurrency: int, rounds: int, as_json: bool) -> None:
     """Referee round trip and throughput against a bare gRPC ping-pong, as JSON."""

@@ -108,6 +108,7 @@ class RefereeService:
         self._servers: list[grpc.aio.Server] = []
         self._extra: dict[Path, grpc.aio.Server] = {}
         self._bot_target = ""
+        self._bot_tcp_target = ""
         self.control_target = ""
         self.accepting = True
         self.control_tasks: set[asyncio.Task[Any]] = set()
@@ -151,7 +152,8 @@ class RefereeService:
         if cfg.bot_unix is not None:
             targets.append(_bind_unix(bots, cfg.bot_unix))
         if cfg.bot_tcp is not None:
-            targets.append(_bind_tcp(bots, cfg.bot_tcp))
+            self._bot_tcp_target = _bind_tcp(bots, cfg.bot_tcp)
+            targets.append(self._bot_tcp_target)
         await bots.start()
         self._servers.append(bots)
         self._bot_target = targets[0]
@@ -196,8 +198,13 @@ class RefereeService:
 
     @property
     def bot_target(self) -> str:
-        """The gRPC target bots connect to (the first bot listener)."""
+        """The gRPC target bots connect to (the Unix socket if there is one, else TCP)."""
         return self._bot_target
+
+    @property
+    def bot_tcp_target(self) -> str:
+        """The TCP ``host:port`` bots may connect to ("" without a TCP listener)."""
+        return self._bot_tcp_target
 
     async def add_unix_listener(self, path: Path) -> str:
         """Serve bots also on the Unix socket ``path``; return its target."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee.match import BotSeat, run_match
+from referee.match import BotSeat, ExternalSeat, run_match
 from referee.match_types import MatchConfig
 from referee.sandbox.base import SeatAccess
 from referee.sandbox.process import ProcessSandbox
@@ -151,3 +151,29 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2] != "Z"
+
+
+def test_bots_reach_the_same_match_over_unix_tcp_and_an_extra_listener():
+    async def scenario() -> None:
+        with tempfile.TemporaryDirectory(prefix="tl-") as tmp:
+            config = ServiceConfig(bot_unix=Path(tmp) / "b.sock", bot_tcp="127.0.0.1:0")
+            async with RefereeService(config) as service:
+                extra = await service.add_unix_listener(Path(tmp) / "extra.sock")
+                tcp = service.bot_tcp_target
+                assert service.bot_target.startswith("unix://") and tcp.startswith("127.0.0.1:")
+                sandbox = ProcessSandbox()
+                starting: list[asyncio.Future[object]] = []
+
+                def on_tokens(_: str, tokens: list[str]) -> None:
+                    for target, token in zip([service.bot_target, tcp, extra], tokens):
+                        starting.append(asyncio.ensure_future(sandbox.start(bot("random"), SeatAccess(target, token))))
+
+                seats = [ExternalSeat("unix"), ExternalSeat("tcp"), ExternalSeat("extra")]
+                result = await run_match(MatchConfig("crazy-eights", "classic", 8), seats, service=service,
+                                         on_tokens=on_tokens)
+                assert not result.failures and all(s.decisions > 0 for s in result.seats)
+                await service.remove_unix_listener(Path(tmp) / "extra.sock")
+                assert not Path(tmp, "extra.sock").exists()
+                await sandbox.close()
+
+    asyncio.run(scenario())
