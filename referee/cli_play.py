@@ -128,7 +128,7 @@ def replay_verify(path: Path) -> None:
 
 
 @click.command("referee")
-@click.option("--decisions", type=click.IntRange(100), default=3000, show_default=True,
+@click.option("--decisions", type=click.IntRange(100), default=5000, show_default=True,
               help="Timed referee decisions in the sequential case (paired with as many bare round trips).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=16, show_default=True,
               help="Matches (and bare streams) at once in the throughput case.")

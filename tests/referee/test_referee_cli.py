@@ -1,0 +1,50 @@
+"""`talon play` and `talon replay verify`, run as a user would (real referee, real bots)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from referee.cli import main
+
+from conftest import SAMPLES
+
+
+def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp_path):
+    runner = CliRunner()
+    replay = tmp_path / "match.json"
+    args = ["play", "--game", "crazy-eights", "--rules", "house", "--bot", str(SAMPLES / "greedy"),
+            "--bot", str(SAMPLES / "random"), "--bot", str(SAMPLES / "random"), "--seed", "12",
+            "--replay", str(replay), "--json"]
+    played = runner.invoke(main, args)
+    assert played.exit_code == 0, played.output
+    summary = json.loads(played.output)
+    assert [s["name"] for s in summary["seats"]] == ["greedy", "random", "random"]
+    assert sorted(s["place"] for s in summary["seats"])[0] == 1
+
+    data = json.loads(replay.read_text())
+    assert data["seed"] == 12 and data["rules"]["preset"] == "house" and len(data["seats"]) == 3
+    assert all({"seat", "action", "text", "by", "ms"} <= set(a) for a in data["actions"])
+    assert data["events"] and data["result"]["seats"] == summary["seats"]
+    verified = runner.invoke(main, ["replay", "verify", str(replay)])
+    assert verified.exit_code == 0 and verified.output.startswith("ok: ")
+
+    data["result"]["seats"][0]["score"] += 1
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    refused = runner.invoke(main, ["replay", "verify", str(tampered)])
+    assert refused.exit_code == 1 and "seat 0: recorded score" in refused.output
+
+
+def test_play_prints_standings_and_names_bad_input():
+    runner = CliRunner()
+    ok = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(SAMPLES / "random"),
+                              "--bot", str(SAMPLES / "greedy"), "--seed", "3"])
+    assert ok.exit_code == 0 and "place  seat  bot" in ok.output
+    bad = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "nope", "--bot", str(SAMPLES / "random"),
+                               "--bot", str(SAMPLES / "random"), "--seed", "1"])
+    assert bad.exit_code != 0 and "unknown preset 'nope'" in bad.output and "classic" in bad.output
+    missing = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "classic", "--bot", "/nonexistent",
+                                   "--bot", str(SAMPLES / "random"), "--seed", "1"])
+    assert missing.exit_code != 0
