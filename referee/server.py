@@ -307,6 +307,10 @@ class RefereeService:
                               "this token's match is over: a token works for one match only")
             await _refuse(context, grpc.StatusCode.UNAUTHENTICATED,
                           "unknown token: use the token given for your seat (TALON_TOKEN)")
+        if link.state is LinkState.CLOSED:
+            await _refuse(context, grpc.StatusCode.FAILED_PRECONDITION,
+                          f"seat {link.seat} of match {link.match_id} is closed (its stream ended or the "
+                          "fallback player took it over): a token serves one connection of one seat")
         if link.state is not LinkState.WAITING:
             await _refuse(context, grpc.StatusCode.ALREADY_EXISTS,
                           f"seat {link.seat} of match {link.match_id} is already connected: a token "

@@ -26,6 +26,8 @@ from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, Sand
 
 LOG_LIMIT = 64 * 1024
 """Bytes of a bot's output kept (the most recent)."""
+HANDLES_KEPT = 256
+"""Stopped bots whose handles (and logs) the sandbox keeps for reports; running ones are all kept."""
 
 
 def _descendants(root: int) -> list[int]:
@@ -82,6 +84,11 @@ class ProcessHandle(BotHandle):
 
     def is_alive(self) -> bool:
         return self.process.returncode is None
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` ran (the process is gone and its directory removed)."""
+        return self._stopped
 
     @property
     def returncode(self) -> int | None:
@@ -152,6 +159,10 @@ class ProcessSandbox(Sandbox):
             raise
         handle = ProcessHandle(process, workdir, bot.name)
         self._handles.append(handle)
+        if len(self._handles) > 2 * HANDLES_KEPT:
+            stopped = [h for h in self._handles if h.stopped]
+            drop = set(map(id, stopped[: max(0, len(stopped) - HANDLES_KEPT)]))
+            self._handles = [h for h in self._handles if id(h) not in drop]
         return handle
 
     @property
