@@ -107,6 +107,11 @@ class _Bench:
         self.seed += 1
         return await run_match(MatchConfig("crazy-eights", "classic", self.seed), pair, service=self.service)
 
+    def _bare(self) -> BareServer:
+        if self.bare is None:
+            raise RuntimeError("the bare server is not started: call start() first")
+        return self.bare
+
     async def referee_sequential(self, decisions: int) -> list[float]:
         gaps: list[float] = []
         while len(gaps) < decisions:
@@ -114,13 +119,13 @@ class _Bench:
         return gaps
 
     async def bare_sequential(self, decisions: int) -> list[float]:
-        assert self.bare is not None  # noqa: S101 - started in start()
-        ends = (await self.bare.run(1, decisions + 1))[0]
+        bare = self._bare()
+        ends = (await bare.run(1, decisions + 1))[0]
         return _gaps(ends)
 
     async def bare_alternating(self, decisions: int) -> list[float]:
-        assert self.bare is not None  # noqa: S101 - started in start()
-        return _gaps(await self.bare.alternate(decisions + 2))
+        bare = self._bare()
+        return _gaps(await bare.alternate(decisions + 2))
 
     async def referee_concurrent(self) -> float:
         stop = asyncio.Event()
@@ -140,9 +145,9 @@ class _Bench:
         return sum(1 for clock in clocks for t in clock if t0 <= t < t1) / (t1 - t0)
 
     async def bare_concurrent(self) -> float:
-        assert self.bare is not None  # noqa: S101 - started in start()
+        bare = self._bare()
         start = time.perf_counter()
-        ends = await self.bare.run(self.concurrency, 0, WARMUP_S + WINDOW_S)
+        ends = await bare.run(self.concurrency, 0, WARMUP_S + WINDOW_S)
         t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
         return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
 
