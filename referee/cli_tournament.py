@@ -235,6 +235,7 @@ def _view(quiet: bool, as_json: bool, matches_done: int, matches_total: int) -> 
 def _interrupted(db: Path) -> str:
     """What Ctrl-C kept, and the exact command that continues."""
     import shlex
+    import sqlite3
 
     from referee.tournament.schedule import Schedule
     from referee.tournament.store import StoreError, TournamentStore
@@ -244,7 +245,7 @@ def _interrupted(db: Path) -> str:
             groups = len(store.completed_groups())
             total = Schedule.from_config(store.config).group_count
         kept = f"{groups} of {total} deal groups are saved in {db}"
-    except StoreError:
+    except (StoreError, sqlite3.Error):  # interrupted while the file was being made
         kept = f"nothing was saved in {db} yet"
     argv = [*sys.argv[1:], *([] if "--resume" in sys.argv else ["--resume"])]
     return (f"\ninterrupted: the running matches were stopped and every bot with them; {kept} (finished "

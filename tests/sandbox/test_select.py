@@ -14,9 +14,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import docker
 import pytest
 
 from referee.sandbox.base import BotSpec, SandboxError, SandboxKind
+from referee.sandbox.image import BaseImageRecipe, ensure_base_image
 from referee.sandbox.select import default_sandbox_kind, docker_problem, require_docker
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,7 +103,8 @@ def test_cli_default_falls_back_to_processes_and_plays(tmp_path: Path) -> None:
     assert "groups 1/1 (100%), games 2/2" in done.stderr
 
 
-def test_docker_is_the_default_where_it_can_run(docker_client: object, base_image: str) -> None:
+def test_docker_is_the_default_where_it_can_run(docker_client: docker.DockerClient, base_image: str) -> None:
+    ensure_base_image(docker_client, BaseImageRecipe.from_host())  # again: the SDK may have changed since
     kind, why = default_sandbox_kind(SAMPLES)
     assert kind is SandboxKind.DOCKER and why.endswith("bots run in containers (--sandbox docker)")
     kind, why = default_sandbox_kind([*SAMPLES, NO_DOCKERFILE])
