@@ -207,13 +207,17 @@ def _sandbox_kind(asked: str | None, specs: list[BotSpec], db: Path, resume: boo
     if asked is None and resume and db.is_file():
         try:
             with TournamentStore.read(db) as stored:
-                asked = stored.config.sandbox
+                kind = stored.config.sandbox
         except StoreError:
             pass  # TournamentStore.open names what is wrong with the file
+        else:
+            if kind == "docker":
+                require_docker(specs, f"{db} was started with --sandbox docker", process_allowed=False)
+            return kind
     if asked is None:
-        kind, why = default_sandbox_kind(specs)
+        default, why = default_sandbox_kind(specs)
         click.echo(f"sandbox: {why}", err=True)
-        return kind.value
+        return default.value
     if asked == "docker":
         require_docker(specs)
     return asked

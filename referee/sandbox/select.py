@@ -116,8 +116,13 @@ def default_sandbox_kind(bots: Sequence[BotSpec] = ()) -> tuple[SandboxKind, str
     return SandboxKind.PROCESS, f"{problem.what}: bots run as processes (--sandbox process)"
 
 
-def require_docker(bots: Sequence[BotSpec] = ()) -> None:
-    """Raise :class:`SandboxError` saying what to do when the Docker sandbox cannot run ``bots``."""
+def require_docker(bots: Sequence[BotSpec] = (), asked_by: str = "--sandbox docker",
+                   process_allowed: bool = True) -> None:
+    """Raise :class:`SandboxError` saying what to do when the Docker sandbox cannot run ``bots``.
+
+    ``asked_by`` names who wants Docker; ``process_allowed`` is false where processes are no
+    way out (a stored tournament keeps the sandbox it started with)."""
     problem = docker_problem(bots)
     if problem is not None:
-        raise SandboxError(f"--sandbox docker: {problem.what}; {problem.remedy}, or use --sandbox process")
+        way_out = ", or use --sandbox process" if process_allowed else ""
+        raise SandboxError(f"{asked_by}: {problem.what}; {problem.remedy}{way_out}")

@@ -20,6 +20,8 @@ import pytest
 from referee.sandbox.base import BotSpec, SandboxError, SandboxKind
 from referee.sandbox.image import BaseImageRecipe, ensure_base_image
 from referee.sandbox.select import default_sandbox_kind, docker_problem, require_docker
+from referee.tournament.config import TournamentConfig
+from referee.tournament.store import TournamentStore
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = [BotSpec.from_dir(REPO / "sample_bots" / name) for name in ("random", "greedy")]
@@ -109,3 +111,22 @@ def test_docker_is_the_default_where_it_can_run(docker_client: docker.DockerClie
     assert kind is SandboxKind.DOCKER and why.endswith("bots run in containers (--sandbox docker)")
     kind, why = default_sandbox_kind([*SAMPLES, NO_DOCKERFILE])
     assert (kind, why) == (SandboxKind.PROCESS, "the bot weak has no Dockerfile: bots run as processes (--sandbox process)")
+
+
+def test_resume_keeps_the_stored_docker_sandbox_and_says_when_it_cannot(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    config = TournamentConfig.make(game="crazy-eights", rules="classic", table_size=2, bots=["greedy", "random"],
+                                   seed=1, deal_groups=1, sandbox="docker")
+    TournamentStore.open(db, config).close()
+    address = f"unix://{tmp_path}/absent.sock"
+    done = subprocess.run(
+        [*TALON, "tournament", "--game", "crazy-eights", "--rules", "classic", "--table-size", "2",
+         "--bots", str(REPO / "sample_bots" / "random"), str(REPO / "sample_bots" / "greedy"),
+         "--deal-groups", "1", "--seed", "1", "--db", str(db), "--resume"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, "DOCKER_HOST": address},
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"Error: {db} was started with --sandbox docker: no Docker engine answered at {address} (no such socket); "
+        "start the Docker engine (or point DOCKER_HOST at one)"
+    )
