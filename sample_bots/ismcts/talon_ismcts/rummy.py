@@ -43,8 +43,10 @@ POINT_SCALE = 20.0
 """Points of deal difference that make a reward of about 0.88."""
 CANDIDATES = 4
 """Discards the search compares: the policy's order, best first."""
+HORIZON_ROUNDS = 1
+"""Rounds of turns a rollout plays before estimating the deal."""
 MAX_ROLLOUT_STEPS = 600
-CLOCK_EVERY = 16
+CLOCK_EVERY = 2
 
 
 def _fits(hand: Sequence[int], card: int, wild: int) -> bool:
@@ -121,6 +123,8 @@ class RummySimulation:
         self.groups = list(groups)
         self.seats = [g.seat for g in self.groups]
         self.start_deals = len(template._deal_scores)
+        self.horizon = 0
+        """Turns a rollout plays before :meth:`estimate` guesses the outcome (0: to the end)."""
 
     def determinize(self, rng: random.Random) -> CrazyRummyState:
         hands, stock = deal(self.pool, self.groups, rng)
@@ -148,13 +152,31 @@ class RummySimulation:
         """Play the deal out with the greedy rule for every seat; every seat's reward."""
         steps = 0
         deals0 = self.start_deals
+        stop_turn = state._turn + self.horizon if self.horizon else 1 << 30
         while state._phase != P_OVER and len(state._deal_scores) == deals0:
+            if state._turn >= stop_turn:
+                return self.estimate(state)
             legal = state.legal_actions()
             state.apply(policy(state, legal, smart=False))
             steps += 1
             if steps % CLOCK_EVERY == 0 and (steps >= MAX_ROLLOUT_STEPS or watch.expired()):
                 return self._cut(state)
         return self.rewards(state)
+
+    def estimate(self, state: CrazyRummyState) -> list[float]:
+        """Rewards of a deal still in play: each hand's points, a card with a partner (that
+        could still make a meld with it) counted at half its value."""
+        value = state.rules.card_value
+        wild = state._wild
+        points = []
+        for hand in state._hands:
+            total = 0.0
+            for card in hand:
+                if card % 13 + 1 == wild:
+                    continue  # a wild is an asset while the deal goes on
+                total += value(card, wild) * (0.5 if _partners(hand, card, wild) else 1.0)
+            points.append(int(round(total)))
+        return rewards_from_points(points, True, POINT_SCALE)
 
     def rewards(self, state: CrazyRummyState) -> list[float]:
         if len(state._deal_scores) == self.start_deals:
@@ -204,6 +226,7 @@ class RummyAgent:
         pool = unseen_pool(self.rules.decks, seen)
         groups = likely_groups(pool, self.tracker.groups_for(view.hand_sizes), self.rng)
         sim = RummySimulation(template, pool, groups)
+        sim.horizon = HORIZON_ROUNDS * view.num_players
         self.last = paired_search(sim, root, self.rng, watch, self.settings.iterations, self.seat)
         return self._remember(view, self.last.action)
 
