@@ -40,6 +40,8 @@ class WarmPool:
         self.sandbox, self.bots, self.target, self.workdir = sandbox, bots, target, workdir
         self.idle: dict[str, list[WarmBot]] = {name: [] for name in bots}
         self.all: list[WarmBot] = []
+        self._dead: list[WarmBot] = []
+        """Instances found dead on release, stopped at the next acquire (or at close)."""
         self._count = 0
 
     @property
@@ -75,6 +77,8 @@ class WarmPool:
         """An idle live instance of ``name``, or a new one.
 
         :raises SandboxError: when a new one cannot start."""
+        while self._dead:
+            await self._retire(self._dead.pop())
         while self.idle[name]:
             bot = self.idle[name].pop()
             if bot.handle.is_alive():
@@ -95,12 +99,15 @@ class WarmPool:
 
         return list(await asyncio.gather(*(one(n) for n in names)))
 
-    async def release(self, bot: WarmBot) -> None:
-        """Give an instance back after its match (a dead one is stopped and forgotten)."""
+    def release(self, bot: WarmBot) -> None:
+        """Give an instance back after its match (a dead one is stopped later and forgotten).
+
+        Not a coroutine on purpose: between a match's end and its deal group's commit the runner
+        must not yield to the event loop, or a Ctrl-C could land there (see the runner)."""
         if bot.handle.is_alive():
             self.idle[bot.name].append(bot)
         else:
-            await self._retire(bot)
+            self._dead.append(bot)
 
     async def _retire(self, bot: WarmBot) -> None:
         _say_exit(bot)

@@ -15,11 +15,11 @@ How it runs:
 
 Interruption (Ctrl-C): ``asyncio.run`` turns SIGINT into a cancellation of the main task. The
 workers are cancelled at their next ``await``, so running matches are **stopped**, not finished
-(their bots are told the referee is shutting down, and the matches are not recorded). A
-group's commit follows its last match with no ``await`` in between, so every group whose
-matches all finished is committed; finished matches of unfinished groups stay pending. Then
-every bot instance and the sandbox are stopped before the cancellation propagates, so a
-``--resume`` later plays exactly the missing matches.
+(their bots are told the referee is shutting down, and the matches are not recorded). Nothing
+awaits between the end of a match, its pending row and (after a group's last match) the
+group's commit, so every finished match is kept and every group whose matches all finished is
+committed. Then every bot instance and the sandbox are stopped before the cancellation
+propagates, so a ``--resume`` later plays exactly the missing matches.
 
 Reproducibility: the schedule, every deal seed and the match ids (``t<table>-g<group>-r<rot>``,
 also the referee's match id the bots see) depend only on the config. Bots that seed their own
@@ -258,7 +258,8 @@ async def _play_group(
         finally:
             for bot in instances:
                 if bot is not None:
-                    await pool.release(bot)
+                    pool.release(bot)
+        # From here to the group's commit nothing awaits: a Ctrl-C cannot split them.
         replay: str | None = None
         if replay_dir is not None:
             path = replay_dir / f"{match.match_id}.json"
