@@ -213,6 +213,7 @@ def _sandbox_kind(asked: str | None, specs: list[BotSpec], db: Path, resume: boo
         else:
             if kind == "docker":
                 require_docker(specs, f"{db} was started with --sandbox docker", process_allowed=False)
+            click.echo(f"sandbox: {kind}, as when the tournament in {db} started (--sandbox {kind})", err=True)
             return kind
     if asked is None:
         default, why = default_sandbox_kind(specs)
