@@ -9,6 +9,7 @@ card, never meld), otherwise the first legal action (draw, pass, end the table p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from referee.games import MatchState
@@ -29,7 +30,7 @@ def fallback_action(state: MatchState[Any]) -> Any:
     return _rummy_fallback(legal)
 
 
-def _rummy_fallback(legal: list[Any]) -> Any:
+def _rummy_fallback(legal: Sequence[Any]) -> Any:
     discards = [a for a in legal if getattr(a, "kind", "") == "discard"]
     if discards:
         return max(discards, key=lambda a: (max(c % 13 for c in a.cards), a))

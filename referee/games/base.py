@@ -236,7 +236,7 @@ class MatchState(abc.ABC, Generic[RS]):
         return self.current_player < 0
 
     @abc.abstractmethod
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> Sequence[Action]:
         """The current player's legal actions, sorted; empty only when the match is over."""
 
     @abc.abstractmethod

@@ -63,7 +63,7 @@ def play_and_check(game: str, preset: str, players: int, seed: int, view_every: 
         assert state.card_count() == total, "cards were created or lost"
         decisions += 1
         assert decisions < MAX_DECISIONS, "the match did not end within its loop guards"
-    assert state.legal_actions() == [] or list(state.legal_actions()) == []
+    assert not state.legal_actions()
     places = state.standings()
     assert len(places) == players and min(places) == 1
     return state

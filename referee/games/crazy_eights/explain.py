@@ -21,9 +21,8 @@ def explain_illegal(state: CrazyEightsState, action: object) -> str:
 
     if state._phase == P_OVER:
         return "illegal: the match is over"
-    if not A.is_valid_id(action):
+    if not isinstance(action, int) or not A.is_valid_id(action):
         return f"illegal: {action!r} is not a Crazy Eights action (see the action-id layout)"
-    assert isinstance(action, int)  # narrowed by is_valid_id; not a rule check
     phase = state._phase
     legal = ", ".join(A.action_name(a) for a in state.legal_actions()[:12])
     if phase == P_NAME_SUIT:

@@ -39,23 +39,20 @@ Engine decisions (documented to bot authors; spec items marked [ENGINE DECISION]
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
 from referee.cards import (
-    SUIT_LETTERS,
-    NUM_CARDS, RANK_MASKS, SUIT_MASKS, bits, card_name, card_rank, card_suit, mask_add,
-    mask_cards, mask_from_cards, mask_remove, shuffled_pack, suit_name,
+    NUM_CARDS, RANK_MASKS, SUIT_LETTERS, SUIT_MASKS, card_name, card_rank, card_suit, mask_cards,
+    mask_from_cards,
 )
-from referee.games.base import Event, IllegalActionError, MatchState, shared_places
+from referee.games.base import Event, IllegalActionError, MatchState
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.explain import explain_illegal
 from referee.games.crazy_eights.rules import CrazyEightsRules
-
-from referee.games.crazy_eights.table import (  # noqa: F401  (re-exported names)
-    _PLAY_NO_SUIT, CARD_NAMES, FULL, P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER, P_PLAY, PHASE_NAMES, QS,
-    Table, card_value,
+from referee.games.crazy_eights.table import (  # noqa: F401  (PHASE_NAMES, card_value: re-exported)
+    _PLAY_NO_SUIT, CARD_NAMES, FULL, P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER, P_PLAY,
+    PHASE_NAMES, Table, card_value,
 )
 
 
@@ -93,7 +90,7 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
             raise IllegalActionError("the match is not over: standings come at the end")
         return list(self._places)
 
-    def legal_actions(self) -> Sequence[int]:  # type: ignore[override]
+    def legal_actions(self) -> Sequence[int]:
         """The legal actions, sorted, as a tuple (computed once per position)."""
         legal = self._legal
         if legal is None:
@@ -378,7 +375,6 @@ def arrange(state: CrazyEightsState, hands: Sequence[Sequence[int]], pile: Seque
     card is drawn first). ``named_suit`` marks the top card as a wild that named that suit.
     Scores, hand number and the rest of the match stay as they were.
     """
-    from referee.cards import mask_from_cards
 
     if len(hands) != state.num_players:
         raise ValueError(f"arrange: {len(hands)} hands given for {state.num_players} seats")

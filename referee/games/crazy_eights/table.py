@@ -6,6 +6,7 @@ the turn rules and the public contract on top. Split so each module stays readab
 
 from __future__ import annotations
 
+import abc
 import random
 from collections.abc import Sequence
 from typing import Any, Self
@@ -36,7 +37,7 @@ def card_value(card: int, wild_rank: int) -> int:
     return 10 if rank >= 10 else rank
 
 
-class Table:
+class Table(abc.ABC):
     """The fields of a match and its hand lifecycle (see the module docstring)."""
 
     __slots__ = (
@@ -154,9 +155,9 @@ class Table:
         if card == QS and self._qs:
             fx[3] += self._qs
 
+    @abc.abstractmethod
     def _resolve_turn(self, p: int) -> None:
         """Hand the turn on after ``p``'s turn (the turn rules live in the state)."""
-        raise RulesError("internal: a Table alone has no turn rules")  # pragma: no cover
 
     def _hand_size(self, seat: int) -> int:
         if self._personal:
