@@ -28,6 +28,8 @@ from talon_sdk.views import make_view
 
 PLAY_METHOD = "/talon.v1.BotSession/Play"
 CLIENT_VERSION = "talon-sdk/0.1.0"
+_PARENT = os.getppid()
+"""The process that started this bot (read at import): a warm bot stops when it changes."""
 _TOKEN_POLL_FIRST_S = 0.005
 _TOKEN_POLL_MAX_S = 0.1
 _FAILURE_NAMES = {0: "ok", 1: "timeout", 2: "illegal", 3: "protocol_error", 4: "crashed"}
@@ -128,9 +130,13 @@ async def _next_token(path: Path, previous: str | None) -> str:
 
     Polls with a cheap ``stat`` and backs off from 5 ms to 100 ms: the next token usually comes
     right after a match ends, and an idle warm bot should cost its machine next to nothing.
+    Returns ``"exit"`` when the process that started the bot has died (the bot was re-parented),
+    so a warm bot never outlives its referee.
     """
     delay, seen = _TOKEN_POLL_FIRST_S, None
     while True:
+        if os.getppid() != _PARENT:  # the referee that started us is gone: nobody will write again
+            return "exit"
         try:
             stat = path.stat()
             mark = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
