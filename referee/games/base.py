@@ -252,6 +252,12 @@ class MatchState(abc.ABC, Generic[RS]):
     def events(self) -> Sequence[Event]:
         """Public events so far."""
 
+    def events_since(self, start: int) -> Sequence[Event]:
+        """Public events from index ``start`` on: what a match loop forwards after a decision.
+
+        Games override it so that it costs only the new events, not the whole match's."""
+        return self.events[start:]
+
     @property
     @abc.abstractmethod
     def history(self) -> Sequence[tuple[int, Action]]:

@@ -124,3 +124,18 @@ def test_actions_round_trip_through_text_and_json(game: str) -> None:
             assert state.parse_action(state.action_name(action)) == action
             assert state.action_from_json(json.loads(json.dumps(state.action_to_json(action)))) == action
         state.apply(legal[chooser.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_events_since_is_the_tail_of_events(game: str) -> None:
+    preset = next(iter(rules_class(game).PRESETS))
+    state = new_match(game, preset, make_rules(game, preset).player_range()[0], 11)
+    chooser = random.Random(11)
+    seen = 0
+    for _ in range(300):
+        if state.is_over:
+            break
+        state.apply(list(state.legal_actions())[chooser.randrange(len(state.legal_actions()))])
+        tail = state.events_since(seen)
+        assert [e.to_json() for e in tail] == [e.to_json() for e in state.events[seen:]]
+        seen += len(tail)

@@ -77,6 +77,9 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
         """Public events, built on demand (the hot path stores plain tuples)."""
         return [Event(kind, seat, data) for kind, seat, data in self._events]
 
+    def events_since(self, start: int) -> Sequence[Event]:
+        return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
+
     @property
     def history(self) -> Sequence[tuple[int, int]]:
         return self._history

@@ -141,6 +141,9 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
     def events(self) -> Sequence[Event]:
         return [Event(kind, seat, data) for kind, seat, data in self._events]
 
+    def events_since(self, start: int) -> Sequence[Event]:
+        return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
+
     @property
     def history(self) -> Sequence[tuple[int, RummyAction]]:
         return list(self._history)
