@@ -73,8 +73,8 @@ def standings_text(result: MatchResult) -> str:
               help="A bot directory (bot.py); one seat per --bot, in seat order.")
 @click.option("--seed", required=True, type=click.IntRange(0, 2**64 - 1), help="The match seed.")
 @click.option("--set", "sets", multiple=True, metavar="SWITCH=VALUE", help="Override one rule switch.")
-@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default="process",
-              show_default=True, help="Where bots run.")
+@click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default=None,
+              help="Where bots run. [default: docker where it can run here, else process]")
 @click.option("--decision-ms", type=click.IntRange(1, 600_000), default=Clocks.decision_ms, show_default=True,
               help="Time per decision before the bank is used.")
 @click.option("--bank-ms", type=click.IntRange(0, 3_600_000), default=Clocks.bank_ms, show_default=True,
@@ -84,7 +84,7 @@ def standings_text(result: MatchResult) -> str:
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the replay (JSON) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str,
+def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str | None,
          decision_ms: int, bank_ms: int, max_strikes: int, replay_path: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
     from referee.replay import write_replay
@@ -93,7 +93,8 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
     try:
         config = MatchConfig(game, preset, seed, _overrides(sets),
                              Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
-        result = asyncio.run(play_match(config, list(bots), sandbox_kind))
+        kind = _sandbox_kind(sandbox_kind, list(bots))
+        result = asyncio.run(play_match(config, list(bots), kind))
     except (RulesError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
     if replay_path is not None:
@@ -102,6 +103,22 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
         click.echo(json.dumps(result.summary_json(), indent=1))
     else:
         click.echo(standings_text(result))
+
+
+def _sandbox_kind(asked: str | None, bots: list[Path]) -> str:
+    """The sandbox asked for (Docker checked up front), else Docker where it can run here; one
+    line on stderr says which and why, so nobody is surprised that bots ran unboxed."""
+    from referee.sandbox.base import BotSpec
+    from referee.sandbox.select import default_sandbox_kind, require_docker
+
+    specs = [BotSpec.from_dir(b) for b in bots]
+    if asked == "docker":
+        require_docker(specs)
+    if asked is not None:
+        return asked
+    kind, why = default_sandbox_kind(specs)
+    click.echo(f"sandbox: {why}", err=True)
+    return kind.value
 
 
 @click.group()
