@@ -16,10 +16,10 @@ def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp
     replay = tmp_path / "match.json"
     args = ["play", "--game", "crazy-eights", "--rules", "house", "--bot", str(SAMPLES / "greedy"),
             "--bot", str(SAMPLES / "random"), "--bot", str(SAMPLES / "random"), "--seed", "12",
-            "--replay", str(replay), "--json"]
+            "--replay", str(replay), "--json", "--sandbox", "process"]
     played = runner.invoke(main, args)
     assert played.exit_code == 0, played.output
-    summary = json.loads(played.output)
+    summary = json.loads(played.stdout)
     assert [s["name"] for s in summary["seats"]] == ["greedy", "random", "random"]
     assert sorted(s["place"] for s in summary["seats"])[0] == 1
 
@@ -40,11 +40,11 @@ def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp
 def test_play_prints_standings_and_names_bad_input():
     runner = CliRunner()
     ok = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(SAMPLES / "random"),
-                              "--bot", str(SAMPLES / "greedy"), "--seed", "3"])
+                              "--bot", str(SAMPLES / "greedy"), "--seed", "3", "--sandbox", "process"])
     assert ok.exit_code == 0 and "place  seat  bot" in ok.output
     bad = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "nope", "--bot", str(SAMPLES / "random"),
-                               "--bot", str(SAMPLES / "random"), "--seed", "1"])
+                               "--bot", str(SAMPLES / "random"), "--seed", "1", "--sandbox", "process"])
     assert bad.exit_code != 0 and "unknown preset 'nope'" in bad.output and "classic" in bad.output
     missing = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "classic", "--bot", "/nonexistent",
-                                   "--bot", str(SAMPLES / "random"), "--seed", "1"])
+                                   "--bot", str(SAMPLES / "random"), "--seed", "1", "--sandbox", "process"])
     assert missing.exit_code != 0
