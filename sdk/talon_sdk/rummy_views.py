@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, NamedTuple
 
 from talon_sdk import melds as M
-from talon_sdk.cards import card_name
+from talon_sdk.cards import card_name, card_rank, rank_name
 from talon_sdk.views import Decision, _decision
 
 (DRAW_STOCK, DRAW_DISCARD, MELD_SET, MELD_RUN, LAY_OFF_SET, LAY_OFF_RUN, EXCHANGE, END_TABLE,
@@ -42,9 +42,19 @@ class RummyAction(NamedTuple):
             return f"discard {cards}"
         if self.kind == EXCHANGE:
             return f"exchange {card_name(self.cards[0])} for {card_name(self.cards[1])} on meld {self.target}"
+        run = self.kind in (MELD_RUN, LAY_OFF_RUN)
+        parts = " ".join(_card_text(c, m, run) for c, m in zip(self.cards, self.meanings))
         if self.kind in (LAY_OFF_SET, LAY_OFF_RUN):
-            return f"lay off {cards} on meld {self.target}"
-        return f"{self.kind_name.replace('_', ' ')} {cards}"
+            return f"lay off {parts} on {'run' if run else 'set'} {self.target}"
+        return f"{self.kind_name.replace('_', ' ')} {parts}"
+
+
+def _card_text(card: int, meaning: int, run: bool) -> str:
+    """``7H``, or ``2C*=7H`` (run) / ``2C*=7`` (set) for a card standing for another: the
+    referee's text form, so a bot may also answer with ``str(action)``."""
+    if meaning == (card if run else card_rank(card)):
+        return card_name(card)
+    return f"{card_name(card)}*={card_name(meaning) if run else rank_name(meaning)}"
 
 
 def meld_action(meld: M.Meld) -> RummyAction:
