@@ -256,12 +256,13 @@ def referee_run(sandbox: str, rounds: int) -> dict[str, Any]:
             config = MatchConfig(game, preset, 900 + r, clocks=Clocks(decision_ms=1000, bank_ms=10_000))
             seats = [bots["ismcts"]] + [bots["greedy"]] * (players - 1)
             result = asyncio.run(referee_match(config, seats, sandbox))
-            ms = sorted(a["ms"] for a in result.replay["actions"] if a["seat"] == 0 and a["by"] == "bot")
+            ms = sorted(a["ms"] for a in result.replay["actions"] if a["seat"] == 0 and a["by"] == "bot") or [math.nan]
             hero = result.seats[0]
             lines.append({
                 "game": game, "preset": preset, "players": players, "seed": 900 + r, "place": hero.place,
                 "decisions": hero.decisions, "strikes": hero.strikes, "taken_over": hero.taken_over,
-                "failures": len(result.failures), "answer_ms_mean": round(statistics.fmean(ms), 2),
+                "failures": [f.message[:300] for f in result.failures],
+                "answer_ms_mean": round(statistics.fmean(ms), 2),
                 "answer_ms_p99": round(ms[int(0.99 * (len(ms) - 1))], 2), "answer_ms_max": round(ms[-1], 2),
                 "over_22ms": sum(1 for m in ms if m > 22.0),
             })
