@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots" / "ismcts"))
 
-from referee.games import Event, make_rules, new_match  # noqa: E402
+from referee.games import make_rules, new_match  # noqa: E402
 from referee.match_wire import GameCodec  # noqa: E402
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb  # noqa: E402
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb  # noqa: E402
@@ -91,13 +91,6 @@ class MatchRecord:
     """The ismcts bot's budget (seconds) per decision, per seat (empty for other bots)."""
 
 
-def _new_events(state: Any, start: int) -> list[Event]:
-    raw = getattr(state, "_events", None)
-    if raw is not None and raw and isinstance(raw[0], tuple):
-        return [Event(kind, seat, data) for kind, seat, data in raw[start:]]
-    return list(state.events[start:])
-
-
 def play_match(game: str, preset: str, bots: Sequence[Any], seed: int, decision_ms: int = 1000,
                bank_ms: int = 60_000, overrides: dict[str, Any] | None = None) -> MatchRecord:
     """One match in-process, every decision through the referee's codec and the SDK's views."""
@@ -117,7 +110,7 @@ def play_match(game: str, preset: str, bots: Sequence[Any], seed: int, decision_
     decisions = 0
     while not state.is_over:
         seat = state.current_player
-        for ev in _new_events(state, len(encoded)):
+        for ev in state.events_since(len(encoded)):
             data = json.dumps(dict(ev.data), separators=(",", ":")) if ev.data else "{}"
             encoded.append(gpb.Event(index=len(encoded), kind=ev.kind, seat=ev.seat, data_json=data))
         events, sent[seat] = encoded[sent[seat]:], len(encoded)

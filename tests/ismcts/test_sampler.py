@@ -93,10 +93,11 @@ def test_inferences_hold_the_truth_and_deals_fit_them(preset: str, players: int)
         for _ in range(400):
             if state.is_over:
                 break
-            for kind, seat, data in state._events[seen:]:
+            new = state.events_since(seen)
+            for event in new:
                 for tracker in trackers:
-                    tracker.observe(kind, seat, data)
-            seen = len(state._events)
+                    tracker.observe(event.kind, event.seat, event.data)
+            seen += len(new)
             seat = state.current_player
             constrained += _check_deals(state, seat, trackers[seat], rng, samples=3)
             legal = state.legal_actions()
@@ -120,10 +121,10 @@ def test_a_forced_draw_rules_out_every_card_that_would_have_played() -> None:
     tracker.observe("deal", 0, {"sizes": [5, 5]})
     tracker.observe("upcard", 0, {"card": "7H"})
     assert list(state.legal_actions()) == [0]
-    seen = len(state._events)
+    seen = len(state.events)
     state.apply(0)  # the opponent must draw
-    for kind, seat, data in state._events[seen:]:
-        tracker.observe(kind, seat, data)
+    for event in state.events_since(seen):
+        tracker.observe(event.kind, event.seat, event.data)
     groups = tracker.groups_for([len(state.hand_cards(0)), len(state.hand_cards(1))])
     playable = set(parse_cards("AH 2H 3H 4H 5H 6H 8H 9H 10H JH QH KH 7C 7D 7S 8C 8D 8S"))
     rng = random.Random(7)
