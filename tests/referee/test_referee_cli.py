@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 
-from conftest import SAMPLES
+from referee_support import SAMPLES
 
 
 def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp_path):

@@ -100,7 +100,7 @@ def test_many_matches_at_once_with_misbehaving_bots_among_them(arena):
     from referee.match import BotSeat, run_match
     from referee.match_types import MatchConfig
 
-    from conftest import bot
+    from referee_support import bot
 
     async def together():
         lineups = [["random", "greedy"], ["crash", "random"], ["greedy", "illegal", "random"],

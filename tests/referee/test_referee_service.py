@@ -23,7 +23,7 @@ from referee.server import RefereeService, ServiceConfig
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import control_pb2 as cpb
 
-from conftest import bot, zombies_of
+from referee_support import bot, zombies_of
 
 
 def _unary(channel, method, request, reply):

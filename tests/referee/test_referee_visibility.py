@@ -24,7 +24,7 @@ from referee.sandbox.base import BotSpec, SeatAccess
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from tests_referee_helpers import GAMES_UNDER_TEST
 
-from conftest import TEST_BOTS
+from referee_support import TEST_BOTS
 
 MATCHES = [("crazy-eights", preset, players, seed)
            for seed, (preset, players) in enumerate([("classic", 2), ("classic", 3), ("house", 4), ("specials", 3),

@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import docker
 import docker.errors
 import pytest
 
 from referee.sandbox.image import BaseImageRecipe, ensure_base_image
-
-REPO = Path(__file__).resolve().parents[2]
-HOSTILE = REPO / "sample_bots" / "hostile"
-PROBE = Path(__file__).resolve().parent / "bots" / "probe"
 
 
 def _unavailable(reason: str) -> None:

@@ -15,6 +15,9 @@ from referee.sandbox.docker_limits import MIB, DockerLimits
 from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
 from referee.sandbox.probe import ProbeListeners
 
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE = REPO / "sample_bots" / "hostile"
+PROBE = Path(__file__).resolve().parent / "bots" / "probe"
 SMALL = DockerLimits(memory_bytes=256 * MIB, pids=64, tmpfs_bytes=16 * MIB, cpus=0.5)
 """Tighter limits so hostile bots hit them quickly."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import docker
 import pytest
-from conftest import HOSTILE, REPO
+from sandbox_helpers import HOSTILE, REPO
 from sandbox_helpers import escapes, result_of
 
 from referee.match import BotSeat, WarmSeat, run_match

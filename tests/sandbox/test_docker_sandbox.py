@@ -10,7 +10,7 @@ from pathlib import Path
 
 import docker
 import pytest
-from conftest import PROBE
+from sandbox_helpers import PROBE
 from sandbox_helpers import probe_sandbox
 
 from referee.sandbox.base import BotSpec, SandboxError, SeatAccess

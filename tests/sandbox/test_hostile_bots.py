@@ -10,7 +10,7 @@ import time
 
 import docker
 from docker.models.containers import Container
-from conftest import HOSTILE
+from sandbox_helpers import HOSTILE
 from sandbox_helpers import SMALL, escapes, probe_sandbox, result_of
 
 from referee.sandbox.base import BotSpec, SeatAccess
