@@ -312,6 +312,22 @@ class MatchState(abc.ABC, Generic[RS]):
         """Cards in every zone added up: constant over a match (card conservation)."""
 
 
+class TupleEventLog:
+    """Public events kept as plain ``(kind, seat, data)`` tuples on the hot path, and built
+    into :class:`Event` objects only when read: the engines log an event per decision, and
+    most readers (search bots, benchmarks) never look."""
+
+    __slots__ = ()
+    _events: list[tuple[str, int, dict[str, Any]]]
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return [Event(kind, seat, data) for kind, seat, data in self._events]
+
+    def events_since(self, start: int) -> Sequence[Event]:
+        return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
+
+
 def shared_places(totals: Sequence[float], lower_is_better: bool) -> list[int]:
     """Standard competition places (1, 1, 3, ...) of ``totals``: equal totals share a place."""
     key: Callable[[float], float] = (lambda t: t) if lower_is_better else (lambda t: -t)

@@ -46,7 +46,7 @@ from referee.cards import (
     NUM_CARDS, RANK_MASKS, SUIT_LETTERS, SUIT_MASKS, card_name, card_rank, card_suit, mask_cards,
     mask_from_cards,
 )
-from referee.games.base import Event, IllegalActionError, MatchState
+from referee.games.base import IllegalActionError, MatchState
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.explain import explain_illegal
 from referee.games.crazy_eights.rules import CrazyEightsRules
@@ -71,14 +71,6 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
     @property
     def is_over(self) -> bool:
         return self._phase == P_OVER
-
-    @property
-    def events(self) -> Sequence[Event]:
-        """Public events, built on demand (the hot path stores plain tuples)."""
-        return [Event(kind, seat, data) for kind, seat, data in self._events]
-
-    def events_since(self, start: int) -> Sequence[Event]:
-        return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
 
     @property
     def history(self) -> Sequence[tuple[int, int]]:

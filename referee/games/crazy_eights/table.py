@@ -15,7 +15,7 @@ from referee.cards import (
     NUM_CARDS, card_name, card_rank, card_suit, mask_add, mask_cards, mask_from_cards,
     shuffle, shuffled_pack, suit_name,
 )
-from referee.games.base import RulesError
+from referee.games.base import RulesError, TupleEventLog
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.rules import CrazyEightsRules
 
@@ -37,7 +37,7 @@ def card_value(card: int, wild_rank: int) -> int:
     return 10 if rank >= 10 else rank
 
 
-class Table(abc.ABC):
+class Table(TupleEventLog, abc.ABC):
     """The fields of a match and its hand lifecycle (see the module docstring)."""
 
     __slots__ = (

@@ -53,7 +53,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.games.base import Event, IllegalActionError, MatchState
+from referee.games.base import IllegalActionError, MatchState, TupleEventLog
 from referee.games.crazy_rummy import actions as acts
 from referee.games.crazy_rummy.actions import RummyAction
 from referee.games.crazy_rummy.rules import CrazyRummyRules
@@ -75,7 +75,7 @@ DRAW, TABLE, DISCARD, OVER = range(4)
 PHASE_NAMES = ("draw", "table", "discard", "over")
 
 
-class CrazyRummyState(MatchState[CrazyRummyRules]):
+class CrazyRummyState(TupleEventLog, MatchState[CrazyRummyRules]):
     """A Crazy Rummy match; see the module docstring and :mod:`referee.games.base`."""
 
     game = "crazy-rummy"
@@ -136,13 +136,6 @@ class CrazyRummyState(MatchState[CrazyRummyRules]):
     @property
     def current_player(self) -> int:
         return -1 if self._phase == OVER else self._cur
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return [Event(kind, seat, data) for kind, seat, data in self._events]
-
-    def events_since(self, start: int) -> Sequence[Event]:
-        return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
 
     @property
     def history(self) -> Sequence[tuple[int, RummyAction]]:
