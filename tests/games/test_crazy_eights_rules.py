@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.cards import parse_card, parse_cards
+from referee.cards import card_name, parse_card, parse_cards
 from referee.games import IllegalActionError, RulesError, make_rules, new_match
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.scoring import hand_points
@@ -35,8 +35,7 @@ def act(state: CrazyEightsState, text: str) -> None:
 
 
 def hand(state: CrazyEightsState, seat: int) -> list[str]:
-    return [c for c in " ".join(__import__("referee.cards", fromlist=["x"]).card_name(x)
-                                for x in state.hand_cards(seat)).split()]
+    return [card_name(c) for c in state.hand_cards(seat)]
 
 
 # --- legal plays (B.2 rule 6) --------------------------------------------------------------------
