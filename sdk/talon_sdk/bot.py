@@ -8,25 +8,26 @@ errors the referee reports and the result; by default they only log.
 
 from __future__ import annotations
 
+import abc
 import logging
 from typing import Any
 
 LOGGER = logging.getLogger("talon_sdk")
 
 
-class Bot:
+class Bot(abc.ABC):
     """Base class of a bot: subclass it and implement :meth:`decide`."""
 
     name: str = ""
     """Shown in logs and standings; defaults to the class name."""
 
+    @abc.abstractmethod
     def decide(self, view: Any) -> Any:
         """Choose an action for ``view``: one of ``view.legal_actions``, or an action's text.
 
         Called once per decision, on the referee's clock (``view.decision.deadline_ms``).
         An exception here ends the bot (the referee records a crash), so let bugs surface.
         """
-        raise NotImplementedError(f"{type(self).__name__} must implement decide(view)")
 
     def on_start(self, welcome: Any) -> None:
         """A match starts: ``welcome`` has ``match_id``, ``seat``, ``num_players``, ``rules``,

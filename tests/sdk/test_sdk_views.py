@@ -89,7 +89,11 @@ def test_encode_action_takes_actions_text_and_rummy_tuples():
 
 
 def test_run_without_the_environment_says_what_to_set():
-    code = "from talon_sdk import Bot, run\nrun(Bot)\n"
+    code = ("from talon_sdk import Bot, run\n"
+            "class First(Bot):\n"
+            "    def decide(self, view):\n"
+            "        return view.legal_actions[0]\n"
+            "run(First)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PATH": "/usr/bin"},
                           timeout=60)
     assert proc.returncode == 1
