@@ -258,6 +258,12 @@ class MatchState(abc.ABC, Generic[RS]):
         Games override it so that it costs only the new events, not the whole match's."""
         return self.events[start:]
 
+    def event_records_since(self, start: int) -> Sequence[tuple[str, int, Mapping[str, Any]]]:
+        """:meth:`events_since` as plain ``(kind, seat, data)`` tuples, for the referee's hot path
+        (it encodes a few events per decision and needs no :class:`Event` objects). The ``data``
+        mappings may be the engine's own: read them, never change them."""
+        return [(e.kind, e.seat, e.data) for e in self.events_since(start)]
+
     @property
     @abc.abstractmethod
     def history(self) -> Sequence[tuple[int, Action]]:
@@ -326,6 +332,9 @@ class TupleEventLog:
 
     def events_since(self, start: int) -> Sequence[Event]:
         return [Event(kind, seat, data) for kind, seat, data in self._events[start:]]
+
+    def event_records_since(self, start: int) -> Sequence[tuple[str, int, Mapping[str, Any]]]:
+        return self._events[start:]
 
 
 def shared_places(totals: Sequence[float], lower_is_better: bool) -> list[int]:

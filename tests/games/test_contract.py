@@ -127,7 +127,7 @@ def test_actions_round_trip_through_text_and_json(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_events_since_is_the_tail_of_events(game: str) -> None:
+def test_events_since_and_records_are_the_tail_of_events(game: str) -> None:
     preset = next(iter(rules_class(game).PRESETS))
     state = new_match(game, preset, make_rules(game, preset).player_range()[0], 11)
     chooser = random.Random(11)
@@ -138,4 +138,6 @@ def test_events_since_is_the_tail_of_events(game: str) -> None:
         state.apply(list(state.legal_actions())[chooser.randrange(len(state.legal_actions()))])
         tail = state.events_since(seen)
         assert [e.to_json() for e in tail] == [e.to_json() for e in state.events[seen:]]
+        records = state.event_records_since(seen)
+        assert [(e.kind, e.seat, dict(e.data)) for e in tail] == [(k, s, dict(d)) for k, s, d in records]
         seen += len(tail)

@@ -50,6 +50,7 @@ from referee.games.base import IllegalActionError, MatchState
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.explain import explain_illegal
 from referee.games.crazy_eights.rules import CrazyEightsRules
+from referee.games.crazy_eights.views import build_view
 from referee.games.crazy_eights.table import (  # noqa: F401  (PHASE_NAMES, card_value: re-exported)
     _PLAY_NO_SUIT, CARD_NAMES, FULL, P_AFTER_DRAW, P_DRAW_TWO, P_MULTI, P_NAME_SUIT, P_OVER, P_PLAY,
     PHASE_NAMES, Table, card_value,
@@ -340,8 +341,6 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
     # --- views, copies, text -------------------------------------------------------------------
 
     def view(self, seat: int) -> dict[str, Any]:
-        from referee.games.crazy_eights.views import build_view
-
         return build_view(self, seat)
 
     def action_name(self, action: int) -> str:

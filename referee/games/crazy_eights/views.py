@@ -34,15 +34,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from referee.cards import mask_cards
+from referee.games.crazy_eights.table import P_AFTER_DRAW, PHASE_NAMES
 
 if TYPE_CHECKING:
     from referee.games.crazy_eights.state import CrazyEightsState
 
 
 def build_view(state: CrazyEightsState, seat: int) -> dict[str, Any]:
-    """The view of ``seat`` (see the module docstring)."""
-    from referee.games.crazy_eights.table import P_AFTER_DRAW, PHASE_NAMES
+    """The view of ``seat`` (see the module docstring).
 
+    Reads the table's fields directly: the referee builds one view per decision, so this is on
+    its hot path (each call of a helper method per seat cost a measurable share of it).
+    """
     n = state.num_players
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is out of range: seats are 0 to {n - 1}")
@@ -63,7 +66,7 @@ def build_view(state: CrazyEightsState, seat: int) -> dict[str, Any]:
         "named_suit": s._follow if s._top_wild else None,
         "pile": list(s._pile),
         "stock_size": len(s._stock),
-        "hand_sizes": [s._count(i) for i in range(n)],
+        "hand_sizes": [h.bit_count() for h in s._hands],
         "direction": s._dir,
         "pending_draw": s._pending,
         "drawn_this_turn": s._drawn,
@@ -71,6 +74,6 @@ def build_view(state: CrazyEightsState, seat: int) -> dict[str, Any]:
         "scores": list(s.scores),
         "hand_scores": [list(h) for h in s._hand_scores],
         "personal_scores": list(s._personal),
-        "wild_ranks": [s._wild_rank_of(i) for i in range(n)],
+        "wild_ranks": list(s._wr),
         "turn": s._turns,
     }
