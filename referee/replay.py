@@ -39,7 +39,7 @@ def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[
              "by": "fallback" if by_fallback else "bot", "ms": round(think * 1000, 3)}
             for seat, action, by_fallback, think in records
         ],
-        "events": [e.to_json() for e in state.events],
+        "events": [{"kind": kind, "seat": seat, **data} for kind, seat, data in state.event_records_since(0)],
         "failures": summary["failures"],
         "result": {"seats": summary["seats"], "decisions": result.decisions,
                    "duration_ms": summary["duration_ms"]},

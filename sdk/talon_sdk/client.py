@@ -61,13 +61,22 @@ def encode_action(action: Any) -> gpb.Action:
 
     :raises TypeError: for a value that is neither an action nor an action's text.
     """
+    return gpb.Action(**action_fields(action))
+
+
+def action_fields(action: Any) -> dict[str, Any]:
+    """:func:`encode_action` as constructor values: an answer built from plain values in one
+    constructor call costs half as much as nesting ready-made messages (which copies them).
+
+    :raises TypeError: for a value that is neither an action nor an action's text.
+    """
     if isinstance(action, str):
-        return gpb.Action(text=action)
+        return {"text": action}
     if isinstance(action, int) and not isinstance(action, bool):
-        return gpb.Action(crazy_eights=action)
+        return {"crazy_eights": action}
     if isinstance(action, tuple) and len(action) == 4 and isinstance(action[0], int):
         kind, cards, meanings, target = action
-        return gpb.Action(crazy_rummy=gpb.CrazyRummyAction(kind=kind, cards=cards, meanings=meanings, target=target))
+        return {"crazy_rummy": {"kind": kind, "cards": cards, "meanings": meanings, "target": target}}
     raise TypeError(f"decide() returned {action!r}: return one of view.legal_actions or an action's text "
                     "such as 'draw'")
 
@@ -89,8 +98,8 @@ async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutc
             if which == "request":
                 request = message.request
                 action = bot.decide(make_view(request, switches))
-                await call.write(bpb.BotMessage(answer=bpb.Answer(request_id=request.request_id,
-                                                                  action=encode_action(action))))
+                await call.write(bpb.BotMessage(answer={"request_id": request.request_id,
+                                                        "action": action_fields(action)}))
                 decisions += 1
             elif which == "welcome":
                 welcome = message.welcome
