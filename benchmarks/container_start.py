@@ -3,7 +3,8 @@
 Per start: ``containers.create`` + ``start`` with every sandbox setting, then the bot's
 Python starts, imports grpc and the SDK, reads its address and token and opens its gRPC
 connection; "ready" is when the first bytes (the HTTP/2 preface) arrive on the socket. Then
-the container is removed, which is timed as the stop cost. The sample random bot is used, so
+the container is removed, which is timed as the stop cost. ``sdk_import_ms`` is the bot's own
+part, timed inside fresh containers: importing the SDK. The sample random bot is used, so
 this is what a match pays per seat when bots are not kept warm (warm bots pay it once per
 tournament and then only a token-file rewrite per match).
 
@@ -60,6 +61,7 @@ async def measure(bot: BotSpec, starts: int) -> dict[str, object]:
             grpc_seen += connection.speaks_http2
     finally:
         await sandbox.close()
+    imports = await asyncio.to_thread(_import_times, sandbox, image, starts)
     return {
         "benchmark": "container_start",
         "bot": bot.name,
@@ -70,7 +72,29 @@ async def measure(bot: BotSpec, starts: int) -> dict[str, object]:
         "stop_ms": _summary(stopped),
         "start_plus_stop_p50_ms": round(statistics.median(ready) + statistics.median(stopped), 1),
         "connections_speaking_grpc": grpc_seen,
+        "sdk_import_ms": _summary(imports),
     }
+
+
+_IMPORT_PROBE = ("import time; t = time.perf_counter(); import talon_sdk.client; "
+                 "print(round((time.perf_counter() - t) * 1000, 1))")
+
+
+def _import_times(sandbox: DockerSandbox, image: str, runs: int) -> list[float]:
+    """How long the bot's Python takes to import the SDK (asyncio, grpc, protobuf, the generated
+    modules) in a fresh container of ``image`` with the sandbox's limits: the part of a start
+    that is the bot's own, measured inside so the engine's share is left out."""
+    times = []
+    for _ in range(runs):
+        container = sandbox.client.containers.create(image, command=["python3", "-c", _IMPORT_PROBE],
+                                                     **sandbox.config.limits.create_kwargs())
+        try:
+            container.start()
+            container.wait(timeout=60)
+            times.append(float(container.logs(stdout=True, stderr=False).decode().split()[-1]))
+        finally:
+            container.remove(force=True)
+    return times
 
 
 def main() -> int:
