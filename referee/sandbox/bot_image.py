@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -60,14 +61,27 @@ def repository_name(bot_name: str) -> str:
 
 
 def directory_digest(directory: Path) -> str:
-    """Hash of every file in the bot directory (relative path and bytes)."""
+    """Hash of every file in the bot directory (relative path and bytes; a symbolic link by
+    where it points, never by what it points to: the directory is a stranger's, and its links
+    may name any host file)."""
     digest = hashlib.sha256()
-    for path in sorted(directory.rglob("*")):
+    for path in sorted(_walk(directory)):
         relative = path.relative_to(directory)
-        if path.is_file() and not any(p in _SKIP_NAMES for p in relative.parts):
-            if path.suffix != ".pyc":
-                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+        if path.is_symlink():
+            digest.update(str(relative).encode() + b"\0->" + os.readlink(path).encode() + b"\0")
+        elif path.is_file() and path.suffix != ".pyc":
+            digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def _walk(directory: Path) -> list[Path]:
+    """Every entry under ``directory`` but the skipped names, not descending into linked
+    directories."""
+    found = []
+    for root, dirs, files in os.walk(directory, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in _SKIP_NAMES]
+        found += [Path(root, name) for name in files + [d for d in dirs if Path(root, d).is_symlink()]]
+    return found
 
 
 def engine_files() -> list[tuple[str, Path]]:
@@ -140,7 +154,9 @@ def ensure_bot_image(
             context = bot.directory
             if engine:
                 context = Path(tmp) / "context"
-                shutil.copytree(bot.directory, context, ignore=shutil.ignore_patterns(*_SKIP_NAMES, "*.pyc"))
+                # symlinks=True: a link stays a link (copying it would follow it to a host file)
+                shutil.copytree(bot.directory, context, symlinks=True,
+                                ignore=shutil.ignore_patterns(*_SKIP_NAMES, "*.pyc"))
                 for name, path in engine_files():
                     (context / name).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(path, context / name)

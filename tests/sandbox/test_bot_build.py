@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.sandbox.bot_image import repository_name
+from referee.sandbox.base import BotSpec, SandboxError
+from referee.sandbox.bot_image import directory_digest, ensure_bot_image, repository_name
 
 DOCKERFILE = """\
 ARG TALON_BASE=talon/bot-base:latest
@@ -37,7 +38,7 @@ def _build(directory: Path, *options: str) -> Result:
 def _forget_test_bot_images(docker_client: docker.DockerClient) -> Iterator[None]:
     """Remove the images these throwaway bots leave (they are rebuilt per base image)."""
     yield
-    for name in ("fresh_bot", "broken", "fetcher", "needs_numpy", "sleeper"):
+    for name in ("fresh_bot", "broken", "fetcher", "needs_numpy", "sleeper", "linker"):
         for image in docker_client.images.list(name=repository_name(name)):
             for tag in image.tags:
                 docker_client.images.remove(tag, force=True)
@@ -96,3 +97,45 @@ def test_bot_that_never_connects_is_reported(docker_client: docker.DockerClient,
     assert "did not connect to the referee within 3 s" in result.output
     assert "talon_sdk's run()" in result.output
 
+
+
+@pytest.mark.parametrize("with_engine", [True, False])
+def test_a_symlink_in_a_bot_directory_never_brings_a_host_file_into_its_image(
+        docker_client: docker.DockerClient, base_image: str, tmp_path: Path, with_engine: bool) -> None:
+    """A bot directory is a stranger's: a link in it to a host file must stay a link in the
+    build context (also when the context is copied to add the rules engine), never become the
+    file's content inside the bot's image."""
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host secret 1f2e3d\n")
+    engine_step = "COPY talon_engine/referee /bot/referee\n" if with_engine else "RUN mkdir -p /bot/referee/games\n"
+    directory = _bot(tmp_path, "linker", "print('x')\n", "COPY leak /bot/leak\n" + engine_step)
+    if with_engine:
+        (directory / "talon-engine").write_text("")
+    (directory / "leak").symlink_to(secret)
+    try:
+        image = ensure_bot_image(docker_client, BotSpec.from_dir(directory), base_image)
+    except SandboxError as error:  # the build may refuse the link: then nothing leaked either
+        assert "host secret" not in str(error)
+        return
+    output = docker_client.containers.run(
+        image.tag, ["sh", "-c", "cat /bot/leak 2>&1; ls /bot/referee/games >/dev/null && echo engine-ok"],
+        remove=True, network_mode="none", user="10001")
+    assert b"host secret" not in output
+    assert b"engine-ok" in output
+
+
+def test_image_digest_names_links_without_reading_through_them(tmp_path: Path) -> None:
+    """The digest that tags a bot's image takes a link by where it points: it never reads a host
+    file (or a linked directory) through a stranger's bot directory."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "big.txt").write_text("one")
+    directory = _bot(tmp_path, "digest_bot", "print('x')\n")
+    (directory / "leak").symlink_to(outside / "big.txt")
+    (directory / "tree").symlink_to(outside)
+    before = directory_digest(directory)
+    (outside / "big.txt").write_text("two")
+    (outside / "more.txt").write_text("three")
+    assert directory_digest(directory) == before
+    (directory / "bot.py").write_text("print('y')\n")
+    assert directory_digest(directory) != before
