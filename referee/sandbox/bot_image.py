@@ -38,6 +38,9 @@ ENGINE_MARKER = "talon-engine"
 """A file of this name in a bot directory asks the build for the pure rules engine."""
 ENGINE_CONTEXT_DIR = "talon_engine"
 """Where the engine lands in the build context (as ``talon_engine/referee/...``)."""
+BUILD_MEMORY_BYTES = 2 << 30
+"""Memory (and memory + swap: no swap) of each build step's container. A bot's Dockerfile is a
+stranger's too: without a cap one ``RUN`` step could take the whole host's memory."""
 _NETWORK_SIGNS = ("Temporary failure in name resolution", "Network is unreachable",
                   "Could not resolve", "NewConnectionError", "No matching distribution")
 
@@ -115,6 +118,9 @@ def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
         )
     elif any(sign in "\n".join(output) for sign in _NETWORK_SIGNS):
         hint = "\nBuilds have no network: bundle what the bot needs in its directory."
+    elif "non-zero code: 137" in reason:
+        hint = (f"\nThe step was killed (exit 137): build steps are capped at "
+                f"{BUILD_MEMORY_BYTES >> 20} MiB of memory.")
     return (
         f"the Dockerfile of bot {bot.name!r} ({bot.directory / 'Dockerfile'}) failed to build"
         + (f" at {steps[-1]}" if steps else "")
@@ -127,7 +133,9 @@ def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
 def ensure_bot_image(
     client: docker.DockerClient, bot: BotSpec, base_tag: str = LATEST_TAG
 ) -> BotImage:
-    """Build ``bot``'s image unless an image of the same content already exists."""
+    """Build ``bot``'s image unless an image of the same content already exists.
+
+    Builds run offline, with each step capped at :data:`BUILD_MEMORY_BYTES` of memory."""
     if not (bot.directory / "Dockerfile").is_file():
         raise SandboxError(
             f"bot {bot.name!r} has no Dockerfile in {bot.directory}: the docker sandbox builds "
@@ -163,6 +171,7 @@ def ensure_bot_image(
             image, _ = client.images.build(
                 path=str(context), tag=tag, buildargs={"TALON_BASE": base_tag},
                 network_mode="none", pull=False, rm=True, forcerm=True,
+                container_limits={"memory": BUILD_MEMORY_BYTES, "memswap": BUILD_MEMORY_BYTES},
                 labels={"talon.bot": bot.name, "talon.base": base_tag},
             )
     except docker.errors.BuildError as error:

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.sandbox.base import BotSpec, SandboxError
-from referee.sandbox.bot_image import directory_digest, ensure_bot_image, repository_name
+from referee.sandbox.bot_image import BUILD_MEMORY_BYTES, directory_digest, ensure_bot_image, repository_name
 
 DOCKERFILE = """\
 ARG TALON_BASE=talon/bot-base:latest
@@ -38,7 +38,7 @@ def _build(directory: Path, *options: str) -> Result:
 def _forget_test_bot_images(docker_client: docker.DockerClient) -> Iterator[None]:
     """Remove the images these throwaway bots leave (they are rebuilt per base image)."""
     yield
-    for name in ("fresh_bot", "broken", "fetcher", "needs_numpy", "sleeper", "linker"):
+    for name in ("fresh_bot", "broken", "fetcher", "needs_numpy", "sleeper", "linker", "hungry_build"):
         for image in docker_client.images.list(name=repository_name(name)):
             for tag in image.tags:
                 docker_client.images.remove(tag, force=True)
@@ -77,6 +77,16 @@ def test_build_has_no_network(docker_client: docker.DockerClient, base_image: st
     assert result.exit_code == 1
     assert "Network is unreachable" in result.output
     assert "Builds have no network" in result.output
+
+
+def test_build_steps_have_a_memory_cap(docker_client: docker.DockerClient, base_image: str,
+                                       tmp_path: Path) -> None:
+    hog = f"RUN python3 -c \"b = bytearray({BUILD_MEMORY_BYTES} + (256 << 20)); print('ALLOC' + '-DONE')\"\n"
+    result = _build(_bot(tmp_path, "hungry_build", "print('x')\n", hog))
+    assert result.exit_code == 1
+    assert "the Dockerfile of bot 'hungry_build'" in result.output
+    assert "returned a non-zero code: 137" in result.output and "ALLOC-DONE" not in result.output
+    assert "build steps are capped at 2048 MiB of memory" in result.output
 
 
 def test_bot_that_cannot_start_is_reported(docker_client: docker.DockerClient, base_image: str,
