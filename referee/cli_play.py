@@ -11,11 +11,13 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
+from referee.cli_limits import container_limit_options, limits_from_flags
 from referee.games import GAMES, RulesError
 from referee.match_types import Clocks, ConfigError, MatchConfig, MatchResult
 
@@ -30,8 +32,10 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str) -> MatchResult:
-    """One match between the bots in ``bots`` on a private referee; returns its result."""
+async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str,
+                     limits: Mapping[str, Any] | None = None) -> MatchResult:
+    """One match between the bots in ``bots`` on a private referee; returns its result.
+    ``limits``: container limits as a tournament's options (see :mod:`referee.cli_limits`)."""
     from referee.match import BotSeat, run_match
     from referee.sandbox.base import BotSpec, Sandbox
     from referee.server import RefereeService, ServiceConfig
@@ -41,9 +45,10 @@ async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str) -
         async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
             sandbox: Sandbox
             if sandbox_kind == "docker":
-                from referee.sandbox.docker_sandbox import DockerSandbox
+                from referee.sandbox.docker_limits import limits_from_options
+                from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
 
-                sandbox = DockerSandbox(service)
+                sandbox = DockerSandbox(service, DockerSandboxConfig(limits=limits_from_options(limits or {})))
             else:
                 from referee.sandbox.process import ProcessSandbox
 
@@ -81,11 +86,13 @@ def standings_text(result: MatchResult) -> str:
               help="Time bank per seat for the match.")
 @click.option("--max-strikes", type=click.IntRange(1), default=Clocks.max_strikes, show_default=True,
               help="Failures before the fallback player keeps the seat.")
+@container_limit_options
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the replay (JSON) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str | None,
-         decision_ms: int, bank_ms: int, max_strikes: int, replay_path: Path | None, as_json: bool) -> None:
+         decision_ms: int, bank_ms: int, max_strikes: int, bot_cpus: float | None, bot_memory: str | None,
+         bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
     from referee.replay import write_replay
     from referee.sandbox.base import SandboxError
@@ -94,7 +101,8 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
         config = MatchConfig(game, preset, seed, _overrides(sets),
                              Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
         kind = _sandbox_kind(sandbox_kind, list(bots))
-        result = asyncio.run(play_match(config, list(bots), kind))
+        limits = limits_from_flags(bot_cpus, bot_memory, bot_pids, bot_runtime, kind)
+        result = asyncio.run(play_match(config, list(bots), kind, limits))
     except (RulesError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
     if replay_path is not None:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from referee.cli_limits import container_limit_options, limits_from_flags
+
 if TYPE_CHECKING:
     from referee.sandbox.base import BotSpec
     from referee.tournament.config import TournamentConfig
@@ -134,6 +136,7 @@ def usable_cores() -> int:
 @click.option("--decision-ms", type=click.IntRange(1, 600_000), help="Time per decision (match loop default).")
 @click.option("--bank-ms", type=click.IntRange(0, 3_600_000), help="Time bank per seat and match.")
 @click.option("--max-strikes", type=click.IntRange(1), help="Failures before the fallback keeps the seat.")
+@container_limit_options
 @click.option("--replays", "replay_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each match's replay into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final ratings as JSON rows (progress: plain lines).")
@@ -142,7 +145,8 @@ def usable_cores() -> int:
 def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, bot_dirs: tuple[Path, ...],
                more_bots: tuple[Path, ...], deal_groups: int, seed: int, db: Path, resume: bool, concurrency: int,
                sandbox_kind: str | None, tables: int | None, challenger: str | None, decision_ms: int | None,
-               bank_ms: int | None, max_strikes: int | None, replay_dir: Path | None, as_json: bool, quiet: bool,
+               bank_ms: int | None, max_strikes: int | None, bot_cpus: float | None, bot_memory: str | None,
+               bot_pids: int | None, bot_runtime: str | None, replay_dir: Path | None, as_json: bool, quiet: bool,
                samples: int) -> None:
     """Play a round robin of deal groups (one deal per seat rotation) into --db, then rate it.
 
@@ -162,11 +166,12 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
     try:
         specs = [BotSpec.from_dir(d) for d in (*bot_dirs, *more_bots)]
         kind = _sandbox_kind(sandbox_kind, specs, db, resume)
+        limits = limits_from_flags(bot_cpus, bot_memory, bot_pids, bot_runtime, kind)
         config = TournamentConfig.make(
             game=game, rules=preset, table_size=table_size, bots=[s.name for s in specs], seed=seed,
             deal_groups=deal_groups, mode="gauntlet" if challenger else "round-robin", challenger=challenger,
             tables=tables, sandbox=kind, rule_overrides=_overrides(sets),
-            options=tournament_options(specs, decision_ms, bank_ms, max_strikes),
+            options=tournament_options(specs, decision_ms, bank_ms, max_strikes, limits),
         )
         _check_rules(config)
     except (SandboxError, ConfigError, ValueError) as err:

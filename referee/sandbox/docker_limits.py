@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from docker.types import LogConfig, Ulimit
@@ -118,3 +119,17 @@ class DockerLimits:
         if self.cpuset is not None:
             kwargs["cpuset_cpus"] = self.cpuset
         return kwargs
+
+
+LIMIT_OPTIONS: Mapping[str, str] = {"bot_cpus": "cpus", "bot_memory_bytes": "memory_bytes", "bot_pids": "pids",
+                                    "bot_runtime": "runtime"}
+"""A tournament's options that set container limits, and the :class:`DockerLimits` field each
+sets (the CLI's ``--bot-cpus``, ``--bot-memory``, ``--bot-pids``, ``--bot-runtime``)."""
+
+
+def limits_from_options(options: Mapping[str, Any]) -> DockerLimits:
+    """The limits a tournament's options ask for, the defaults for the rest.
+
+    :raises SandboxError: for a value the limits refuse (the message names it and the bound).
+    """
+    return DockerLimits(**{field: options[key] for key, field in LIMIT_OPTIONS.items() if key in options})

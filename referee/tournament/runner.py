@@ -178,7 +178,7 @@ async def run_tournament(
     with tempfile.TemporaryDirectory(prefix="talon-t-") as tmp:
         async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
             own_sandbox = sandbox is None
-            box = sandbox or (make_sandbox or partial(_make_sandbox, config.sandbox))(service)
+            box = sandbox or (make_sandbox or partial(_make_sandbox, config))(service)
             pool = WarmPool(box, bots, service.bot_target, Path(tmp))
             queue: asyncio.Queue[DealGroup] = asyncio.Queue()
             for group in todo:
@@ -220,11 +220,12 @@ async def run_tournament(
     return tally.played
 
 
-def _make_sandbox(kind: str, service: Listeners) -> Sandbox:
-    if kind == "docker":
-        from referee.sandbox.docker_sandbox import DockerSandbox
+def _make_sandbox(config: TournamentConfig, service: Listeners) -> Sandbox:
+    if config.sandbox == "docker":
+        from referee.sandbox.docker_limits import limits_from_options
+        from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
 
-        return DockerSandbox(service)
+        return DockerSandbox(service, DockerSandboxConfig(limits=limits_from_options(dict(config.options))))
     from referee.sandbox.process import ProcessSandbox
 
     return ProcessSandbox()
@@ -273,11 +274,19 @@ async def _play_group(
 
 
 def tournament_options(
-    bots: Sequence[BotSpec], decision_ms: int | None, bank_ms: int | None, max_strikes: int | None
+    bots: Sequence[BotSpec], decision_ms: int | None, bank_ms: int | None, max_strikes: int | None,
+    limits: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The runner's part of a config's options: clocks and the bots' code digests."""
+    """The runner's part of a config's options: clocks, the bots' code digests and the
+    container limits asked for (``limits``: keys of
+    :data:`~referee.sandbox.docker_limits.LIMIT_OPTIONS`, checked here)."""
     options: dict[str, Any] = {"bot_digests": {b.name: bot_digest(b.directory) for b in bots}}
     for name, value in (("decision_ms", decision_ms), ("bank_ms", bank_ms), ("max_strikes", max_strikes)):
         if value is not None:
             options[name] = value
+    if limits:
+        from referee.sandbox.docker_limits import limits_from_options
+
+        limits_from_options(limits)  # raises SandboxError naming a bad value
+        options.update(limits)
     return options
