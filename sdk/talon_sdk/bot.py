@@ -4,6 +4,8 @@ Implement :meth:`Bot.decide`: it gets a typed view of the decision (for Crazy Ei
 :class:`~talon_sdk.views.EightsView`) and returns one of ``view.legal_actions`` or an action's
 text such as ``"draw"`` or ``"play 8H name S"``. The optional hooks hear about the match start,
 errors the referee reports and the result; by default they only log.
+
+:class:`AsyncBot` is the same with ``async def decide``, for a bot that awaits while it thinks.
 """
 
 from __future__ import annotations
@@ -42,3 +44,18 @@ class Bot(abc.ABC):
     @property
     def display_name(self) -> str:
         return self.name or type(self).__name__
+
+
+class AsyncBot(Bot):
+    """A bot whose :meth:`decide` is a coroutine (``async def decide(self, view)``).
+
+    For a bot that awaits while it thinks: its own asyncio work, or a search that runs in an
+    executor (``await loop.run_in_executor(...)``) with ``asyncio.wait_for`` as its own clock.
+    The SDK's stream and the bot share one event loop, so a ``decide`` that blocks without
+    awaiting holds up the stream exactly as a plain :class:`Bot`'s does; the referee's clock is
+    the same for both.
+    """
+
+    @abc.abstractmethod
+    async def decide(self, view: Any) -> Any:
+        """Choose an action for ``view``, as :meth:`Bot.decide`, awaiting what you need."""

@@ -23,7 +23,7 @@ import grpc
 
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
-from talon_sdk.bot import LOGGER, Bot
+from talon_sdk.bot import LOGGER, AsyncBot, Bot
 from talon_sdk.views import make_view
 
 PLAY_METHOD = "/talon.v1.BotSession/Play"
@@ -92,12 +92,15 @@ async def play_seat(channel: grpc.aio.Channel, bot: Bot, token: str) -> SeatOutc
                                                     client_version=CLIENT_VERSION)))
     match_id, seat, decisions, errors, result = "", -1, 0, 0, None
     switches: dict[str, Any] = {}
+    awaits = isinstance(bot, AsyncBot)
     try:
         async for message in call:
             which = message.WhichOneof("message")
             if which == "request":
                 request = message.request
                 action = bot.decide(make_view(request, switches))
+                if awaits:
+                    action = await action
                 await call.write(bpb.BotMessage(answer={"request_id": request.request_id,
                                                         "action": action_fields(action)}))
                 decisions += 1
