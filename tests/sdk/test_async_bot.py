@@ -3,14 +3,10 @@ referee (``talon play``: real socket, real bot processes), for both games."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from sdk_play_support import play_against_greedy
 
 ASYNC_BOT = '''\
 import asyncio
@@ -36,14 +32,4 @@ def test_an_async_bot_plays_a_whole_match(tmp_path: Path, game: str, rules: str)
     bot = tmp_path / "patient"
     bot.mkdir()
     (bot / "bot.py").write_text(ASYNC_BOT)
-    others = ["--bot", str(ROOT / "sample_bots" / "greedy")] * (2 if game == "crazy-rummy" else 1)
-    out = subprocess.run(
-        [str(Path(sys.executable).parent / "talon"), "play", "--game", game, "--rules", rules,
-         "--bot", str(bot), *others, "--seed", "11", "--sandbox", "process", "--json"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-    )
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    mine = result["seats"][0]
-    assert mine["name"] == "patient" and mine["decisions"] > 0
-    assert result["failures"] == [] and not mine["taken_over"]
+    play_against_greedy(bot, game, rules, 11)

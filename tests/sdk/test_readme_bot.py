@@ -6,13 +6,11 @@ referee on a real socket, real bot processes, for both games.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from sdk_play_support import play_against_greedy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,14 +33,4 @@ def test_the_readme_bot_plays_a_whole_match(tmp_path: Path, game: str, rules: st
     bot = tmp_path / "readme_bot"
     bot.mkdir()
     (bot / "bot.py").write_text(readme_bot())
-    others = ["--bot", str(ROOT / "sample_bots" / "greedy")] * (2 if game == "crazy-rummy" else 1)
-    out = subprocess.run(
-        [str(Path(sys.executable).parent / "talon"), "play", "--game", game, "--rules", rules,
-         "--bot", str(bot), *others, "--seed", str(seed), "--sandbox", "process", "--json"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-    )
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    mine = result["seats"][0]
-    assert mine["name"] == "readme_bot" and mine["decisions"] > 0
-    assert result["failures"] == [] and not mine["taken_over"]
+    play_against_greedy(bot, game, rules, seed)
