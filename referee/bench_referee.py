@@ -93,17 +93,21 @@ class _Bench:
             await asyncio.sleep(0.05)
 
     async def _sample_request(self, result: MatchResult) -> bytes:
-        """A real request from the middle of a real match, encoded once."""
+        """A real request from the middle of a real match, encoded once: the view, the legal
+        actions and the public events since that seat's previous request, as the referee sent."""
         from referee.games import make_rules, new_match
-        from referee.match_wire import GameCodec
+        from referee.match_wire import EventCache, GameCodec
 
         state = new_match("crazy-eights", make_rules("crazy-eights", "classic"), 2, result.seed)
+        events, sent = EventCache(), [0, 0]
         actions = result.replay["actions"]
         for record in actions[: len(actions) // 2]:
+            sent[state.current_player] = len(events.upto(state))
             state.apply(record["action"])
+        seat = state.current_player
         codec = GameCodec("crazy-eights")
-        message = codec.request(1, len(actions) // 2, 1000, 60000, state.view(state.current_player),
-                                state.legal_actions(), True, [])
+        message = codec.request(1, len(actions) // 2, 1000, 60000, state.view(seat), state.legal_actions(), True,
+                                events.upto(state)[sent[seat]:])
         return message.SerializeToString()
 
     async def _match(self, pair: list[WarmSeat]) -> MatchResult:
