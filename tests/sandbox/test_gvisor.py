@@ -63,6 +63,31 @@ def test_sample_bots_play_a_match_under_gvisor(docker_client: docker.DockerClien
     asyncio.run(scenario())
 
 
+def test_memory_and_disk_caps_hold_under_gvisor(docker_client: docker.DockerClient, base_image: str,
+                                                runsc: str) -> None:
+    """The engine's cgroup and tmpfs caps apply to the gVisor sandbox as a whole: the memory hog
+    is OOM-killed below the cap, the disk filler stops at the tmpfs sizes. (``fork_bomb`` is not
+    run here: it checks its own limit in ``/sys/fs/cgroup``, which gVisor does not show.)"""
+
+    async def scenario() -> None:
+        limits = dataclasses.replace(SMALL, runtime=runsc)
+        async with probe_sandbox(docker_client, base_image, limits) as (sandbox, _):
+            hog = await sandbox.start(BotSpec.from_dir(HOSTILE / "memory_hog"), SeatAccess(address="", token="t"))
+            status = await hog.wait_exit(90)
+            logs = hog.logs()
+            assert status.oom_killed and status.exit_code == 137, (status, logs)
+            held = [int(line.split()[1]) for line in logs.splitlines() if line.startswith("holding")]
+            assert held and max(held) < limits.memory_bytes // 2**20
+            fill = await sandbox.start(BotSpec.from_dir(HOSTILE / "disk_fill"), SeatAccess(address="", token="t"))
+            status = await fill.wait_exit(90)
+            logs = fill.logs()
+            assert status.exit_code == 0 and escapes(logs) == [], logs
+            result = result_of(logs)
+            assert result["tmp MiB"] <= limits.tmpfs_bytes // 2**20 and result["shm MiB"] <= limits.shm_bytes // 2**20
+
+    asyncio.run(scenario())
+
+
 def test_no_network_under_gvisor(docker_client: docker.DockerClient, base_image: str, runsc: str) -> None:
     """(``host_files`` is not run here: under gVisor its ``unshare(CLONE_NEWUSER)`` succeeds,
     inside gVisor's own kernel rather than the host's, and the bot dies right after it; see
