@@ -61,7 +61,7 @@ async def measure(bot: BotSpec, starts: int) -> dict[str, object]:
             grpc_seen += connection.speaks_http2
     finally:
         await sandbox.close()
-    imports = await asyncio.to_thread(_import_times, sandbox, image, starts)
+    imports = await asyncio.to_thread(_import_times, sandbox, bot, image, starts)
     return {
         "benchmark": "container_start",
         "bot": bot.name,
@@ -80,13 +80,15 @@ _IMPORT_PROBE = ("import time; t = time.perf_counter(); import talon_sdk.client;
                  "print(round((time.perf_counter() - t) * 1000, 1))")
 
 
-def _import_times(sandbox: DockerSandbox, image: str, runs: int) -> list[float]:
+def _import_times(sandbox: DockerSandbox, bot: BotSpec, image: str, runs: int) -> list[float]:
     """How long the bot's Python takes to import the SDK (asyncio, grpc, protobuf, the generated
     modules) in a fresh container of ``image`` with the sandbox's limits: the part of a start
-    that is the bot's own, measured inside so the engine's share is left out."""
+    that is the bot's own, measured inside so the engine's share is left out. The containers
+    carry the sandbox's labels, so one left by an interrupted run is swept like the others."""
     times = []
     for _ in range(runs):
         container = sandbox.client.containers.create(image, command=["python3", "-c", _IMPORT_PROBE],
+                                                     labels=sandbox.labels(bot),
                                                      **sandbox.config.limits.create_kwargs())
         try:
             container.start()
