@@ -74,6 +74,7 @@ def test_field_order_does_not_matter_and_groups_come_group_major() -> None:
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(10, 24), k=st.integers(3, 7), seed=st.integers(0, 1000))
 @example(n=12, k=4, seed=0)
+@example(n=21, k=5, seed=558)  # the climb alone left a pair apart here
 def test_balanced_design_for_large_fields(n: int, k: int, seed: int) -> None:
     config = make(n, k, seed=seed)
     if config.full_table_count() <= 200:
