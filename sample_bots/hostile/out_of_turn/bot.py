@@ -8,7 +8,7 @@ import queue
 import sys
 
 import grpc
-from talon_sdk._proto.talon.v1 import bot_pb2, bot_pb2_grpc, game_pb2
+from talon_sdk._proto.talon.v1 import bot_pb2, game_pb2
 
 results = {}
 
@@ -28,8 +28,10 @@ def seat_token():
 def open_stream(outbox, timeout=120.0):
     """A Play stream fed from ``outbox`` (a queue; None ends the stream)."""
     channel = grpc.insecure_channel(os.environ["TALON_ADDRESS"])
-    stub = bot_pb2_grpc.BotSessionStub(channel)
-    return stub.Play(iter(outbox.get, None), timeout=timeout)
+    play = channel.stream_stream("/talon.v1.BotSession/Play",
+                                 request_serializer=bot_pb2.BotMessage.SerializeToString,
+                                 response_deserializer=bot_pb2.RefereeMessage.FromString)
+    return play(iter(outbox.get, None), timeout=timeout)
 
 
 def hello(token):
