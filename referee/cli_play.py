@@ -45,10 +45,9 @@ async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str,
         async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
             sandbox: Sandbox
             if sandbox_kind == "docker":
-                from referee.sandbox.docker_limits import limits_from_options
-                from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
+                from referee.sandbox.docker_sandbox import DockerSandbox
 
-                sandbox = DockerSandbox(service, DockerSandboxConfig(limits=limits_from_options(limits or {})))
+                sandbox = DockerSandbox.with_limits(service, limits or {})
             else:
                 from referee.sandbox.process import ProcessSandbox
 

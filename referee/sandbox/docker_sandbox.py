@@ -45,7 +45,7 @@ from referee.sandbox.base import (
     BotHandle, BotSpec, Listeners, Sandbox, SandboxError, SandboxKind, SeatAccess,
 )
 from referee.sandbox.bot_image import ensure_bot_image
-from referee.sandbox.docker_limits import DockerLimits
+from referee.sandbox.docker_limits import DockerLimits, limits_from_options
 from referee.sandbox.image import BaseImageRecipe, current_base_tag, ensure_base_image
 
 LABEL_MANAGED = "talon.managed"
@@ -239,6 +239,14 @@ class DockerSandbox(Sandbox):
         """One image lookup (or build) per bot for the sandbox's life: a tournament starts
         several instances of a bot at once, which must not build its image twice, and a
         lookup costs a directory digest and two engine round trips per start."""
+
+    @classmethod
+    def with_limits(cls, listeners: Listeners, options: Mapping[str, Any]) -> DockerSandbox:
+        """A sandbox whose containers get the limits a run's options ask for (the ``bot_*``
+        entries of :data:`~referee.sandbox.docker_limits.LIMIT_OPTIONS`), defaults otherwise.
+
+        :raises SandboxError: for a value the limits refuse."""
+        return cls(listeners, DockerSandboxConfig(limits=limits_from_options(options)))
 
     @property
     def client(self) -> docker.DockerClient:

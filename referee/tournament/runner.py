@@ -222,10 +222,9 @@ async def run_tournament(
 
 def _make_sandbox(config: TournamentConfig, service: Listeners) -> Sandbox:
     if config.sandbox == "docker":
-        from referee.sandbox.docker_limits import limits_from_options
-        from referee.sandbox.docker_sandbox import DockerSandbox, DockerSandboxConfig
+        from referee.sandbox.docker_sandbox import DockerSandbox
 
-        return DockerSandbox(service, DockerSandboxConfig(limits=limits_from_options(dict(config.options))))
+        return DockerSandbox.with_limits(service, dict(config.options))
     from referee.sandbox.process import ProcessSandbox
 
     return ProcessSandbox()
