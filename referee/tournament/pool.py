@@ -2,7 +2,16 @@
 
 A bot instance is started with a token file (``TALON_TOKEN_FILE``) and plays every seat token
 written there, so a tournament pays for starting a bot (a Python interpreter, and in Docker a
-container: 0.3-1.5 s on a busy machine) once per instance instead of once per seat and match.
+container: 0.2-1.5 s) once per instance instead of once per seat and match.
+
+**An instance never plays two matches of one deal group.** A group is one deal played once per
+seat rotation; a bot that kept what it saw in rotation 0 would know, in rotation 1, which hand
+each other seat holds and the order of the stock, and duplicate deals would reward that instead
+of play. So every instance is bound to one rotation index (its *slot*, ``(bot, rotation)``)
+and plays only that rotation's matches: each group has one match per rotation, so an instance
+sees each deal once, whatever it remembers. (Deals differ between groups and tables: their
+seeds are derived from both.) A heads-up tournament therefore runs two instances per bot, and
+the runner plays a group's rotations side by side so those two are busy at once.
 
 The pool starts what the first matches need **all at once** before play begins
 (:meth:`WarmPool.warm_up`), and later starts whatever a match is missing concurrently
@@ -20,17 +29,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
-from referee.tournament.schedule import DealGroup
+from referee.tournament.schedule import Match
 
 EXIT_WORD = "exit"
 """Written to a warm bot's token file to make it stop (the SDK's protocol)."""
 
 
-class WarmBot:
-    """One running instance of a bot, fed seat tokens through ``token_file``."""
+Slot = tuple[str, int]
+"""``(bot name, rotation index)``: the only matches an instance plays (see the module doc)."""
 
-    def __init__(self, name: str, handle: BotHandle, token_file: Path) -> None:
-        self.name, self.handle, self.token_file = name, handle, token_file
+
+class WarmBot:
+    """One running instance of a bot, fed seat tokens through ``token_file``; it plays only
+    matches of rotation ``rotation``."""
+
+    def __init__(self, name: str, rotation: int, handle: BotHandle, token_file: Path) -> None:
+        self.name, self.rotation, self.handle, self.token_file = name, rotation, handle, token_file
+
+    @property
+    def slot(self) -> Slot:
+        return (self.name, self.rotation)
 
 
 class WarmPool:
@@ -38,66 +56,99 @@ class WarmPool:
 
     def __init__(self, sandbox: Sandbox, bots: Mapping[str, BotSpec], target: str, workdir: Path) -> None:
         self.sandbox, self.bots, self.target, self.workdir = sandbox, bots, target, workdir
-        self.idle: dict[str, list[WarmBot]] = {name: [] for name in bots}
+        self.idle: collections.defaultdict[Slot, list[WarmBot]] = collections.defaultdict(list)
         self.all: list[WarmBot] = []
         self._dead: list[WarmBot] = []
         """Instances found dead on release, stopped at the next acquire (or at close)."""
         self._count = 0
+        self.live: collections.Counter[Slot] = collections.Counter()
+        """Instances per slot that are running or starting (not found dead)."""
+        self._freed = asyncio.Event()
 
     @property
     def started(self) -> int:
         """Instances started so far (replacements included)."""
         return self._count
 
-    async def _start(self, name: str) -> WarmBot:
+    async def _start(self, slot: Slot) -> WarmBot:
+        name, rotation = slot
         self._count += 1
+        self.live[slot] += 1
         spec = self.bots[name]
-        if self.sandbox.kind == SandboxKind.DOCKER:
-            handle = await self.sandbox.start(spec, SeatAccess(address=self.target))
-            token_file = Path(getattr(handle, "token_file"))
-        else:
-            token_file = self.workdir / f"bot{self._count}.token"
-            handle = await self.sandbox.start(spec, SeatAccess(address=self.target, token_file=token_file))
-        bot = WarmBot(name, handle, token_file)
+        try:
+            if self.sandbox.kind == SandboxKind.DOCKER:
+                handle = await self.sandbox.start(spec, SeatAccess(address=self.target))
+                token_file = Path(getattr(handle, "token_file"))
+            else:
+                token_file = self.workdir / f"bot{self._count}.token"
+                handle = await self.sandbox.start(spec, SeatAccess(address=self.target, token_file=token_file))
+        except BaseException:
+            self.live[slot] -= 1
+            raise
+        bot = WarmBot(name, rotation, handle, token_file)
         self.all.append(bot)
         return bot
 
-    async def warm_up(self, names: Iterable[str]) -> None:
-        """Start one idle instance per entry of ``names`` (a bot named twice gets two), all at
+    async def warm_up(self, slots: Iterable[Slot]) -> None:
+        """Start one idle instance per entry of ``slots`` (a slot named twice gets two), all at
         once. A bot that cannot start is left out: the match that needs it tries again and
         records the failure as that bot's crash."""
-        results = await asyncio.gather(*(self._start(n) for n in names), return_exceptions=True)
+        results = await asyncio.gather(*(self._start(s) for s in slots), return_exceptions=True)
         for result in results:
             if isinstance(result, WarmBot):
-                self.idle[result.name].append(result)
+                self.idle[result.slot].append(result)
             elif not isinstance(result, SandboxError):
                 raise result
 
-    async def acquire(self, name: str) -> WarmBot:
-        """An idle live instance of ``name``, or a new one.
+    def has_idle(self, slot: Slot) -> bool:
+        """Whether an instance of ``slot`` is waiting (alive or not: :meth:`acquire` replaces
+        a dead one)."""
+        return bool(self.idle.get(slot))
 
-        :raises SandboxError: when a new one cannot start."""
-        while self._dead:
-            await self._retire(self._dead.pop())
-        while self.idle[name]:
-            bot = self.idle[name].pop()
+    def _take_idle(self, slot: Slot) -> WarmBot | None:
+        """An idle live instance of ``slot``, taken at once (no await: two workers choosing
+        at the same moment cannot both get it); dead ones are set aside for retiring."""
+        idle = self.idle.get(slot, [])
+        while idle:
+            bot = idle.pop()
             if bot.handle.is_alive():
                 return bot
-            await self._retire(bot)
-        return await self._start(name)
+            self._set_aside(bot)
+        return None
 
-    async def acquire_all(self, names: Sequence[str]) -> list[WarmBot | None]:
-        """An instance per seat of a match, missing ones started concurrently; ``None`` for a
-        bot that cannot start (the match then gives it a single-match seat, whose start fails
-        again and is recorded as the bot's crash, so one broken bot cannot stop a tournament)."""
+    def _set_aside(self, bot: WarmBot) -> None:
+        self.live[bot.slot] -= 1
+        self._dead.append(bot)
 
-        async def one(name: str) -> WarmBot | None:
+    async def _retire_dead(self) -> None:
+        while self._dead:
+            await self._retire(self._dead.pop())
+
+    async def acquire(self, slot: Slot) -> WarmBot:
+        """An idle live instance of ``slot``, or a new one.
+
+        :raises SandboxError: when a new one cannot start."""
+        bot = self._take_idle(slot)
+        await self._retire_dead()
+        return bot if bot is not None else await self._start(slot)
+
+    async def acquire_all(self, names: Sequence[str], rotation: int) -> list[WarmBot | None]:
+        """An instance per seat of a match of rotation ``rotation``: idle ones taken at once,
+        missing ones started concurrently; ``None`` for a bot that cannot start (the match then
+        gives it a single-match seat, whose start fails again and is recorded as the bot's
+        crash, so one broken bot cannot stop a tournament)."""
+        taken = [self._take_idle((name, rotation)) for name in names]
+        await self._retire_dead()
+
+        async def one(name: str, bot: WarmBot | None) -> WarmBot | None:
+            if bot is not None:
+                return bot
             try:
-                return await self.acquire(name)
+                return await self._start((name, rotation))
             except SandboxError:
                 return None
 
-        return list(await asyncio.gather(*(one(n) for n in names)))
+        return list(await asyncio.gather(*(one(n, b) for n, b in zip(names, taken))))
 
     def release(self, bot: WarmBot) -> None:
         """Give an instance back after its match (a dead one is stopped later and forgotten).
@@ -105,9 +156,15 @@ class WarmPool:
         Not a coroutine on purpose: between a match's end and its deal group's commit the runner
         must not yield to the event loop, or a Ctrl-C could land there (see the runner)."""
         if bot.handle.is_alive():
-            self.idle[bot.name].append(bot)
+            self.idle[bot.slot].append(bot)
         else:
-            self._dead.append(bot)
+            self._set_aside(bot)
+        self._freed.set()
+
+    async def wait_for_release(self) -> None:
+        """Return after the next :meth:`release`."""
+        self._freed.clear()
+        await self._freed.wait()
 
     async def _retire(self, bot: WarmBot) -> None:
         _say_exit(bot)
@@ -127,14 +184,19 @@ def _say_exit(bot: WarmBot) -> None:
         pass
 
 
-def first_wave(groups: Sequence[DealGroup], concurrency: int, finished: Iterable[str] = ()) -> list[str]:
-    """The bots the first ``concurrency`` groups' first unplayed matches seat, one entry per
-    seat: what :meth:`WarmPool.warm_up` should start before play begins. ``finished`` are
-    match ids already played (pending matches of a resumed run)."""
-    done = set(finished)
-    names: collections.Counter[str] = collections.Counter()
-    for group in groups[:max(1, concurrency)]:
-        match = next((m for m in group.matches if m.match_id not in done), None)
-        if match is not None:
-            names.update(match.seats)
-    return list(names.elements())
+def first_wave(matches: Sequence[Match], concurrency: int) -> list[Slot]:
+    """The slots the first matches will use, one entry per instance: what
+    :meth:`WarmPool.warm_up` should start before play begins. ``matches`` are the unplayed
+    matches in the order the runner plays them; the first ``concurrency`` run at once, and the
+    rest of their groups' rotations follow at once (with one worker, rotation 1 comes right
+    after rotation 0), so their slots are started in the same wave instead of a second one."""
+    width = max(1, concurrency)
+    wave: collections.Counter[Slot] = collections.Counter()
+    for match in matches[:width]:
+        wave.update((name, match.rotation) for name in match.seats)
+    groups = {m.group_key for m in matches[:width]}
+    for match in matches[width:]:
+        if match.group_key in groups:
+            for name in match.seats:
+                wave[(name, match.rotation)] = max(wave[(name, match.rotation)], 1)
+    return list(wave.elements())

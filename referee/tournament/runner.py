@@ -5,12 +5,15 @@ How it runs:
 * One referee service on a private Unix socket and one sandbox (process or Docker) for the
   whole tournament. Bots are **warm** (:mod:`referee.tournament.pool`): each bot instance is
   started once with a token file and serves match after match (starting a Python interpreter
-  costs ~240 ms, a container 0.3-1.5 s; a match far less). What the first matches need is
+  costs ~240 ms, a container 0.2-1.5 s; a match far less). What the first matches need is
   started all at once before play; later a match's missing instances start concurrently.
-* ``concurrency`` workers each take the next unfinished deal group and play its k rotations
-  one after another, so at most ``concurrency`` matches run at once.
+  An instance plays one rotation index only, so it never sees a deal twice (the pool's doc).
+* ``concurrency`` workers each take the next unplayed match, in group order (a group's
+  rotations one after another in the queue, so with two workers a heads-up group's two
+  rotations run side by side on the two rotations' instances), so at most ``concurrency``
+  matches run at once.
 * Each finished match goes to the store's ``pending`` table at once; the group is committed in
-  one transaction when its last rotation ends. A resumed run skips committed groups and reuses
+  one transaction when its last match ends, by whichever worker played it. A resumed run skips committed groups and reuses
   the pending matches of unfinished ones, so every scheduled game is played exactly once.
 
 Interruption (Ctrl-C): ``asyncio.run`` turns SIGINT into a cancellation of the main task. The
@@ -31,8 +34,10 @@ cannot be replayed exactly by anyone; the runner still records what it did.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import hashlib
+import itertools
 import tempfile
 from functools import partial
 from collections.abc import Callable, Mapping, Sequence
@@ -168,21 +173,32 @@ async def run_tournament(
     schedule = Schedule.from_config(config)
     done = store.completed_groups()
     todo = [g for g in schedule.groups() if g.key not in done]
-    kept = [r.match_id for g in todo for r in store.pending(g.table, g.group)]
     live = LiveRatings()
     for result in store.results():
         live.update(result)
     tally = _Tally(len(done), schedule.group_count, *matches_so_far(store))
+    groups = [_GroupRun.resume(group, store) for group in todo]
+    queue = collections.deque((g, m) for g in groups for m in g.unplayed())
     if replay_dir is not None:
         replay_dir.mkdir(parents=True, exist_ok=True)
+
+    def commit(run: _GroupRun) -> None:
+        results = run.ordered()
+        store.commit_group(run.group, results)
+        for result in results:
+            live.update(result)
+        tally.groups_done += 1
+        if on_progress is not None:
+            on_progress(tally.progress(live))
+
+    for run in groups:  # every match played before a crash, but the group not committed
+        if run.complete():
+            commit(run)
     with tempfile.TemporaryDirectory(prefix="talon-t-") as tmp:
         async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
             own_sandbox = sandbox is None
             box = sandbox or (make_sandbox or partial(_make_sandbox, config))(service)
             pool = WarmPool(box, bots, service.bot_target, Path(tmp))
-            queue: asyncio.Queue[DealGroup] = asyncio.Queue()
-            for group in todo:
-                queue.put_nowait(group)
 
             def played_one() -> None:
                 tally.played += 1
@@ -190,22 +206,24 @@ async def run_tournament(
                 if on_match is not None:
                     on_match(tally.progress(live))
 
-            async def worker() -> None:
-                while not queue.empty():
-                    group = queue.get_nowait()
-                    results = await _play_group(group, config, clocks, store, pool, service, box, replay_dir,
-                                                played_one)
-                    store.commit_group(group, results)  # no await since the last match: see the module doc
-                    for result in results:
-                        live.update(result)
-                    tally.groups_done += 1
-                    if on_progress is not None:
-                        on_progress(tally.progress(live))
-
             workers = max(1, concurrency)
+            cap = -(-workers // config.table_size)  # instances per slot: enough for `workers` matches
+
+            async def worker() -> None:
+                while queue:
+                    item = _take_next(queue, pool, cap)
+                    if item is None:
+                        await pool.wait_for_release()
+                        continue
+                    run, match = item
+                    result = await _play(match, config, clocks, store, pool, service, box, replay_dir, played_one)
+                    run.results[match.match_id] = result  # no await since the match ended: see the module doc
+                    if run.complete():
+                        commit(run)
+
             tasks: list[asyncio.Task[None]] = []
             try:
-                await pool.warm_up(first_wave(todo, workers, kept))
+                await pool.warm_up(first_wave([m for _, m in queue], workers))
                 tasks = [asyncio.create_task(worker()) for _ in range(workers)]
                 await asyncio.gather(*tasks)
             except BaseException:
@@ -220,6 +238,57 @@ async def run_tournament(
     return tally.played
 
 
+LOOKAHEAD = 64
+"""How far down the queue a worker looks for a match it can play now."""
+
+
+def _take_next(queue: collections.deque[tuple[_GroupRun, Match]], pool: WarmPool,
+               cap: int) -> tuple[_GroupRun, Match] | None:
+    """The next match to play, taken off ``queue``; ``None``: wait for a match to end.
+
+    First choice, the first queued match whose every seat has an idle instance of its slot.
+    Matches of a heads-up group alternate rotations 0 and 1 in the queue: when a worker ends a
+    rotation-1 match while another still plays rotation 0, the head is often the next group's
+    rotation 0, whose instances are busy, and the rotation-1 match just behind it reuses the idle
+    ones. Second choice, the first match whose missing instances may be started: a slot holds
+    at most ``cap`` instances. Otherwise the worker waits: a container start costs more than
+    the rest of a match (docs/performance.md, "Sandbox")."""
+    window = list(itertools.islice(queue, LOOKAHEAD))
+    for may_start in (False, True):
+        for index, (_, match) in enumerate(window):
+            slots = [(name, match.rotation) for name in match.seats]
+            if all(pool.has_idle(s) or (may_start and pool.live[s] < cap) for s in slots):
+                del queue[index]
+                return window[index]
+    return None
+
+
+@dataclasses.dataclass
+class _GroupRun:
+    """A deal group being played: its results so far by match id (pending ones of an
+    interrupted run included)."""
+
+    group: DealGroup
+    results: dict[str, MatchResult]
+
+    @classmethod
+    def resume(cls, group: DealGroup, store: TournamentStore) -> _GroupRun:
+        """The group with the pending results an earlier run stored for these very matches."""
+        expected = {m.match_id: (m.seats, m.seed) for m in group.matches}
+        kept = {r.match_id: r for r in store.pending(group.table, group.group)
+                if expected.get(r.match_id) == (r.seats, r.seed)}
+        return cls(group, kept)
+
+    def unplayed(self) -> list[Match]:
+        return [m for m in self.group.matches if m.match_id not in self.results]
+
+    def complete(self) -> bool:
+        return not self.unplayed()
+
+    def ordered(self) -> list[MatchResult]:
+        return [self.results[m.match_id] for m in self.group.matches]
+
+
 def _make_sandbox(config: TournamentConfig, service: Listeners) -> Sandbox:
     if config.sandbox == "docker":
         from referee.sandbox.docker_sandbox import DockerSandbox
@@ -230,46 +299,38 @@ def _make_sandbox(config: TournamentConfig, service: Listeners) -> Sandbox:
     return ProcessSandbox()
 
 
-async def _play_group(
-    group: DealGroup, config: TournamentConfig, clocks: Clocks, store: TournamentStore, pool: WarmPool,
+async def _play(
+    match: Match, config: TournamentConfig, clocks: Clocks, store: TournamentStore, pool: WarmPool,
     service: Any, sandbox: Sandbox, replay_dir: Path | None, played_one: Callable[[], None],
-) -> list[MatchResult]:
-    """The group's results: pending ones from an interrupted run, the rest played now."""
+) -> MatchResult:
+    """Play ``match`` on its rotation's warm instances and store it as pending."""
     from referee.match import BotSeat, WarmSeat, run_match
     from referee.replay import write_replay
 
-    kept = {r.match_id: r for r in store.pending(group.table, group.group)}
-    results: list[MatchResult] = []
-    for match in group.matches:
-        earlier = kept.get(match.match_id)
-        if earlier is not None and (earlier.seats, earlier.seed) == (match.seats, match.seed):
-            results.append(earlier)
-            continue
-        instances = await pool.acquire_all(match.seats)
-        try:
-            seats: list[WarmSeat | BotSeat] = [
-                WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
-                for name, b in zip(match.seats, instances)
-            ]
-            match_config = MatchConfig(
-                config.game, config.rules, match.seed, dict(config.rule_overrides), clocks, match_id=match.match_id
-            )
-            played = await run_match(match_config, seats, service=service, sandbox=sandbox)
-        finally:
-            for bot in instances:
-                if bot is not None:
-                    pool.release(bot)
-        # From here to the group's commit nothing awaits: a Ctrl-C cannot split them.
-        replay: str | None = None
-        if replay_dir is not None:
-            path = replay_dir / f"{match.match_id}.json"
-            write_replay(path, played.replay)
-            replay = str(path)
-        result = to_result(match, played, replay)
-        store.record_pending(result)
-        played_one()
-        results.append(result)
-    return results
+    instances = await pool.acquire_all(match.seats, match.rotation)
+    try:
+        seats: list[WarmSeat | BotSeat] = [
+            WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
+            for name, b in zip(match.seats, instances)
+        ]
+        match_config = MatchConfig(
+            config.game, config.rules, match.seed, dict(config.rule_overrides), clocks, match_id=match.match_id
+        )
+        played = await run_match(match_config, seats, service=service, sandbox=sandbox)
+    finally:
+        for bot in instances:
+            if bot is not None:
+                pool.release(bot)
+    # From here to the group's commit nothing awaits: a Ctrl-C cannot split them.
+    replay: str | None = None
+    if replay_dir is not None:
+        path = replay_dir / f"{match.match_id}.json"
+        write_replay(path, played.replay)
+        replay = str(path)
+    result = to_result(match, played, replay)
+    store.record_pending(result)
+    played_one()
+    return result
 
 
 def tournament_options(

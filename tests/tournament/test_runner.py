@@ -221,3 +221,26 @@ def test_failures_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> Non
         assert result.status == "forfeit" and result.places[crash_seat] == 2
         assert [(f.kind, f.seat) for f in result.failures] == [("crashed", crash_seat)]
         assert result.failures[0].decision >= 2 and "crashing on purpose" in result.failures[0].message
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 3])
+def test_no_instance_sees_a_deal_twice(tmp_path: Path, concurrency: int) -> None:
+    """The memory bot crashes if a deal comes back to it; warm instances must never let it.
+    Three bots heads-up: every bot plays both rotations of its tables' groups, at any
+    concurrency."""
+    import asyncio
+
+    from referee.tournament.runner import run_tournament
+
+    specs = {name: BotSpec.from_dir(BOTS / name) for name in ("memory", "strong", "weak")}
+    config = TournamentConfig.make(
+        game="crazy-eights", rules="classic", table_size=2, bots=list(specs), seed=5, deal_groups=3,
+        rule_overrides={"match_end": "hands", "match_hands": 1},
+        options=tournament_options(list(specs.values()), None, None, None),
+    )
+    with TournamentStore.open(tmp_path / "t.sqlite", config) as store:
+        played = asyncio.run(run_tournament(store, specs, concurrency=concurrency))
+        results = store.results()
+    assert played == len(results) == 3 * 3 * 2
+    assert [r.failures for r in results if r.failures] == []
+    assert sum("memory" in r.seats for r in results) == 2 * 3 * 2
