@@ -124,6 +124,10 @@ def usable_cores() -> int:
 @click.argument("more_bots", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--deal-groups", required=True, type=click.IntRange(1), help="Deal groups per table.")
 @click.option("--seed", required=True, type=click.IntRange(0, 2**63 - 1), help="The tournament seed.")
+@click.option("--deal-key", default="", metavar="HEX",
+              help="The secret mixed into every deal seed (32 hex digits), so bots cannot compute deals from "
+                   "the seed. Default: a new random key, kept in --db. Give an earlier tournament's key (its report "
+                   "shows it) to play its deals again.")
 @DB_OPTION
 @click.option("--resume", is_flag=True, help="Continue the tournament stored in --db (same settings).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=usable_cores,
@@ -143,7 +147,8 @@ def usable_cores() -> int:
 @click.option("--quiet", is_flag=True, help="No progress display or lines.")
 @SAMPLES_OPTION
 def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, bot_dirs: tuple[Path, ...],
-               more_bots: tuple[Path, ...], deal_groups: int, seed: int, db: Path, resume: bool, concurrency: int,
+               more_bots: tuple[Path, ...], deal_groups: int, seed: int, deal_key: str, db: Path, resume: bool,
+               concurrency: int,
                sandbox_kind: str | None, tables: int | None, challenger: str | None, decision_ms: int | None,
                bank_ms: int | None, max_strikes: int | None, bot_cpus: float | None, bot_memory: str | None,
                bot_pids: int | None, bot_runtime: str | None, replay_dir: Path | None, as_json: bool, quiet: bool,
@@ -171,7 +176,7 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
             game=game, rules=preset, table_size=table_size, bots=[s.name for s in specs], seed=seed,
             deal_groups=deal_groups, mode="gauntlet" if challenger else "round-robin", challenger=challenger,
             tables=tables, sandbox=kind, rule_overrides=_overrides(sets),
-            options=tournament_options(specs, decision_ms, bank_ms, max_strikes, limits),
+            options=tournament_options(specs, decision_ms, bank_ms, max_strikes, limits), deal_key=deal_key,
         )
         _check_rules(config)
     except (SandboxError, ConfigError, ValueError) as err:

@@ -13,6 +13,8 @@ import collections
 import dataclasses
 import json
 import math
+import re
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,6 +24,7 @@ TABLE_SIZES: Mapping[str, tuple[int, int]] = {"crazy-eights": (2, 7), "crazy-rum
 MODES = ("round-robin", "gauntlet")
 SANDBOXES = ("process", "docker")
 MAX_SEED = 2**63 - 1
+DEAL_KEY = re.compile(r"[0-9a-f]{32}")
 
 
 class ConfigError(ValueError):
@@ -79,6 +82,13 @@ class TournamentConfig:
     """Rule switches changed from the preset, sorted by name."""
     options: tuple[tuple[str, Any], ...] = ()
     """Runner settings that change results (time limits, bot digests...), sorted by name."""
+    deal_key: str = ""
+    """A secret mixed into every deal seed: 32 hex digits, or ``""`` for seeds derived from
+    :attr:`seed` alone. Bots read the code that derives seeds and learn every match's seed
+    when it ends; without a secret, a warm bot could find a small tournament seed by trying
+    seeds until one deals the hand it holds, then compute every later deal. A new tournament
+    store draws a key (:meth:`with_deal_key`) unless one is given; giving an earlier
+    tournament's key replays its deals."""
 
     @classmethod
     def make(
@@ -96,6 +106,7 @@ class TournamentConfig:
         sandbox: str = "process",
         rule_overrides: Mapping[str, Any] | Sequence[tuple[str, Any]] = (),
         options: Mapping[str, Any] | Sequence[tuple[str, Any]] = (),
+        deal_key: str = "",
     ) -> TournamentConfig:
         """A validated config.
 
@@ -114,6 +125,7 @@ class TournamentConfig:
             sandbox=sandbox,
             rule_overrides=_pairs(rule_overrides, "rule override"),
             options=_pairs(options, "option"),
+            deal_key=deal_key,
         )
         config.validate()
         return config
@@ -144,6 +156,8 @@ class TournamentConfig:
             raise ConfigError(f"tables {self.tables!r} is not allowed; allowed: an integer from 1 up, or auto")
         if self.sandbox not in SANDBOXES:
             raise ConfigError(f"sandbox {self.sandbox!r} is unknown; sandboxes are: {', '.join(SANDBOXES)}")
+        if self.deal_key and not (isinstance(self.deal_key, str) and DEAL_KEY.fullmatch(self.deal_key)):
+            raise ConfigError(f"deal key {self.deal_key!r} is not allowed; allowed: 32 lowercase hex digits")
 
     def _check_mode(self) -> None:
         if self.mode not in MODES:
@@ -154,6 +168,10 @@ class TournamentConfig:
             raise ConfigError(
                 f"gauntlet challenger {self.challenger!r} must be one of the bots: {', '.join(self.bots)}"
             )
+
+    def with_deal_key(self) -> TournamentConfig:
+        """This config, with a fresh random deal key if it has none."""
+        return self if self.deal_key else dataclasses.replace(self, deal_key=secrets.token_hex(16))
 
     @property
     def field_size(self) -> int:
@@ -189,12 +207,13 @@ class TournamentConfig:
             raise ConfigError(f"incomplete config: {err}") from None
 
     def differences(self, other: TournamentConfig) -> list[str]:
-        """Human-readable lines naming each field where ``other`` differs from this config."""
+        """Human-readable lines naming each field where ``other`` differs from this config.
+        An empty deal key in ``other`` asks for nothing (resuming keeps the stored key)."""
         mine, theirs = self.to_json(), other.to_json()
         return [
             f"{key}: {mine[key]!r} (stored) vs {theirs[key]!r} (requested)"
             for key in mine
-            if mine[key] != theirs[key]
+            if mine[key] != theirs[key] and not (key == "deal_key" and not theirs[key])
         ]
 
 

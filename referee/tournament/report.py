@@ -127,6 +127,7 @@ def html_report(ratings: Ratings, config: TournamentConfig | None = None) -> str
 def _config_html(config: TournamentConfig) -> str:
     items = [
         ("bots", ", ".join(config.bots)), ("mode", config.mode), ("seed", str(config.seed)),
+        ("deal key", config.deal_key or "none: deals follow from the seed alone"),
         ("deal groups per table", str(config.deal_groups)), ("sandbox", config.sandbox),
     ]
     if config.challenger:

@@ -22,10 +22,12 @@ Designs:
 * **Gauntlet**: one challenger at every table, the other seats filled by (k-1)-subsets of the
   rest of the field (balanced the same way when there are too many).
 
-Seeds: a match's seed is the deal seed of its group, derived from (tournament seed, table
-index, group index) by BLAKE2b (never Python's ``hash()``, which changes between runs), so
-any game replays on its own from its stored seed, and two tournaments with the same seed deal
-the same cards at the same table slot (common random numbers when comparing bot versions).
+Seeds: a match's seed is the deal seed of its group, derived from (tournament seed, the
+config's secret deal key, table index, group index) by BLAKE2b (never Python's ``hash()``,
+which changes between runs), so any game replays on its own from its stored seed, and two
+tournaments with the same seed and deal key deal the same cards at the same table slot (common
+random numbers when comparing bot versions). The key keeps deals out of a bot's reach: see
+:attr:`TournamentConfig.deal_key`.
 """
 
 from __future__ import annotations
@@ -144,7 +146,8 @@ class Schedule:
                 f"groups 0..{self.config.deal_groups - 1}"
             )
         members = self.tables[table]
-        seed = derive_seed(self.config.seed, "deal", table, group)
+        key = self.config.deal_key
+        seed = derive_seed(self.config.seed, "deal", *([key] if key else []), table, group)
         matches = tuple(
             Match(
                 match_id=f"t{table}-g{group}-r{rotation}",

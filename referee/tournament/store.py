@@ -118,6 +118,7 @@ class TournamentStore:
             if stored is None:
                 if resume:
                     raise StoreError(f"cannot resume: {path} holds no tournament; run without --resume")
+                config = config.with_deal_key()
                 _create(db, config)
                 return cls(db, path, config)
             if not resume:

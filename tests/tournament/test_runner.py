@@ -26,6 +26,8 @@ from referee.tournament.store import TournamentStore
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
 TALON = [sys.executable, "-c", "from referee.cli import main; main()"]
+DEAL_KEY = "0123456789abcdef" * 2
+"""One key for every run here, so that separate databases deal the same cards."""
 
 
 def command(db: Path, *extra: str, groups: int = 6) -> list[str]:
@@ -33,7 +35,7 @@ def command(db: Path, *extra: str, groups: int = 6) -> list[str]:
         *TALON, "tournament", "--game", "crazy-eights", "--rules", "classic",
         "--set", "match_end=hands", "--set", "match_hands=1", "--table-size", "2",
         "--bots", str(BOTS / "strong"), str(BOTS / "medium"), str(BOTS / "weak"),
-        "--deal-groups", str(groups), "--seed", "7", "--db", str(db), "--bootstrap", "200", "--quiet",
+        "--deal-groups", str(groups), "--seed", "7", "--deal-key", DEAL_KEY, "--db", str(db), "--bootstrap", "200", "--quiet",
         "--sandbox", "process", *extra,
     ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import TournamentConfig
+from referee.tournament.config import ConfigError, TournamentConfig
 from referee.tournament.results import Failure, MatchResult
 from referee.tournament.schedule import DealGroup, Schedule
 from referee.tournament.store import ConfigMismatchError, StoreError, TournamentStore
@@ -36,20 +37,40 @@ def played(group: DealGroup) -> list[MatchResult]:
 
 def test_groups_round_trip_and_resume_skips_completed(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
-    schedule = Schedule.from_config(CONFIG)
-    groups = list(schedule.groups())
     with TournamentStore.open(db, CONFIG) as store:
+        keyed = store.config
+        schedule = Schedule.from_config(keyed)
+        groups = list(schedule.groups())
         for group in groups[:5]:
             store.commit_group(group, played(group))
     with TournamentStore.open(db, CONFIG, resume=True) as store:
         assert store.completed_groups() == {g.key for g in groups[:5]}
-        assert store.config == CONFIG
+        assert store.config == keyed == dataclasses.replace(CONFIG, deal_key=keyed.deal_key)
         for group in groups[5:]:
             store.commit_group(group, played(group))
     with TournamentStore.read(db) as store:
         results = store.results()
         assert store.match_count() == schedule.match_count == len(results)
     assert results == [r for g in groups for r in played(g)]  # every field, every game, in order
+
+
+def test_every_tournament_draws_its_own_secret_deal_key(tmp_path: Path) -> None:
+    """Seeds follow from the tournament seed *and* a key the bots never see: a bot that guesses
+    or brute-forces the seed still cannot compute a deal. Giving the key replays the deals."""
+    with TournamentStore.open(tmp_path / "a.sqlite", CONFIG) as a, TournamentStore.open(tmp_path / "b.sqlite", CONFIG) as b:
+        keys = a.config.deal_key, b.config.deal_key
+        seeds = [[g.seed for g in Schedule.from_config(s.config).groups()] for s in (a, b)]
+    assert all(len(k) == 32 for k in keys) and keys[0] != keys[1]
+    public = [g.seed for g in Schedule.from_config(CONFIG).groups()]
+    assert len({tuple(public), *map(tuple, seeds)}) == 3
+    again = dataclasses.replace(CONFIG, deal_key=keys[0])
+    with TournamentStore.open(tmp_path / "c.sqlite", again) as c:
+        assert c.config.deal_key == keys[0]
+        assert [g.seed for g in Schedule.from_config(c.config).groups()] == seeds[0]
+    with pytest.raises(ConfigMismatchError, match="deal_key"):
+        TournamentStore.open(tmp_path / "a.sqlite", dataclasses.replace(CONFIG, deal_key=keys[1]), resume=True)
+    with pytest.raises(ConfigError, match="deal key 'XYZ' is not allowed; allowed: 32 lowercase hex digits"):
+        dataclasses.replace(CONFIG, deal_key="XYZ").validate()
 
 
 def test_a_group_is_all_or_nothing(tmp_path: Path) -> None:
@@ -111,7 +132,7 @@ def test_refusals_say_what_to_do(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import json, sys
-    from referee.tournament.config import TournamentConfig
+    from referee.tournament.config import ConfigError, TournamentConfig
     from referee.tournament.schedule import Schedule
     from referee.tournament.store import TournamentStore
     from tests.tournament.test_store import played
