@@ -8,7 +8,7 @@ import queue
 import sys
 
 import grpc
-from talon_sdk._proto.talon.v1 import bot_pb2, game_pb2
+from talon_sdk.wire import answer, first_legal, hello, open_stream, seat_token
 
 results = {}
 
@@ -16,53 +16,6 @@ results = {}
 def report(attempt, escaped, detail):
     results[attempt] = "escaped" if escaped else "blocked"
     print(f"{'ESCAPED' if escaped else 'BLOCKED'} {attempt}: {detail}", flush=True)
-
-
-def seat_token():
-    if "TALON_TOKEN" in os.environ:
-        return os.environ["TALON_TOKEN"]
-    with open(os.environ["TALON_TOKEN_FILE"]) as handle:
-        return handle.read().strip()
-
-
-def open_stream(outbox, timeout=120.0):
-    """A Play stream fed from ``outbox`` (a queue; None ends the stream)."""
-    channel = grpc.insecure_channel(os.environ["TALON_ADDRESS"])
-    play = channel.stream_stream("/talon.v1.BotSession/Play",
-                                 request_serializer=bot_pb2.BotMessage.SerializeToString,
-                                 response_deserializer=bot_pb2.RefereeMessage.FromString)
-    return play(iter(outbox.get, None), timeout=timeout)
-
-
-def hello(token):
-    return bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, bot_name=NAME))
-
-
-def answer(request_id, action):
-    return bot_pb2.BotMessage(answer=bot_pb2.Answer(request_id=request_id, action=action))
-
-
-def first_legal(request):
-    legal = request.legal
-    if legal.crazy_eights:
-        return game_pb2.Action(crazy_eights=legal.crazy_eights[0])
-    action = game_pb2.Action()
-    if legal.crazy_rummy:
-        action.crazy_rummy.CopyFrom(legal.crazy_rummy[0])
-    else:
-        action.text = "draw"
-    return action
-
-
-def ending(stream):
-    """Read the stream to its end; return how it ended, in words."""
-    try:
-        for message in stream:
-            if message.WhichOneof("message") == "error":
-                print(f"referee: {message.error.message}", flush=True)
-        return "OK"
-    except grpc.RpcError as error:
-        return f"{error.code().name}: {error.details()}"
 
 
 def finish():
@@ -78,7 +31,7 @@ own = seat_token()
 
 def attempt(name, token, expect_refusal=True):
     outbox = queue.Queue()
-    outbox.put(hello(token))
+    outbox.put(hello(token, NAME))
     stream = open_stream(outbox, timeout=10.0)
     try:
         first = next(stream)
@@ -102,7 +55,7 @@ attempt("token of another length", own + own)
 
 # The real token, twice at once: the second stream must be refused (ALREADY_EXISTS).
 outbox = queue.Queue()
-outbox.put(hello(own))
+outbox.put(hello(own, NAME))
 stream = open_stream(outbox)
 first = next(stream)
 print(f"own token accepted: {first.WhichOneof('message')}", flush=True)
