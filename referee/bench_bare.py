@@ -89,17 +89,22 @@ class BareServer:
             queue.put_nowait(job)
         return list(await asyncio.gather(*(j.done for j in jobs)))
 
-    async def alternate(self, rounds: int) -> list[float]:
-        """``rounds`` round trips taking turns between two streams (as two seats do); end times."""
+    async def alternate(self, rounds: int, pairs: int = 1, seconds: float = 0.0) -> list[list[float]]:
+        """Round trips taking turns between the two streams of each of ``pairs`` pairs (as the
+        two seats of a match do), pairs at once: ``rounds`` per pair, or ``seconds`` of them
+        when ``rounds`` is 0. The end times of each pair's round trips."""
         loop = asyncio.get_running_loop()
-        first, second = asyncio.Event(), asyncio.Event()
-        first.set()
-        jobs = [_Job(rounds // 2, loop.create_future(), 0.0, first, second),
-                _Job(rounds // 2, loop.create_future(), 0.0, second, first)]
-        for queue, job in zip(self.streams[:2], jobs):
+        until = time.perf_counter() + seconds
+        jobs: list[_Job] = []
+        for _ in range(pairs):
+            first, second = asyncio.Event(), asyncio.Event()
+            first.set()
+            jobs += [_Job(rounds // 2, loop.create_future(), until, first, second),
+                     _Job(rounds // 2, loop.create_future(), until, second, first)]
+        for queue, job in zip(self.streams[:2 * pairs], jobs):
             queue.put_nowait(job)
-        a, b = await asyncio.gather(*(j.done for j in jobs))
-        return sorted(a + b)
+        ends = await asyncio.gather(*(j.done for j in jobs))
+        return [sorted(a + b) for a, b in zip(ends[::2], ends[1::2])]
 
     async def stop(self) -> None:
         if self.server is not None:

@@ -11,7 +11,9 @@ both sides:
 * alternating (context, not the target's baseline): the bare ping-pong taking turns between
   two client processes, as two seats do; it shows what the traffic pattern alone costs.
 * concurrent: ``concurrency`` matches at once (two warm bots each) against as many bare
-  streams; throughput is decisions per second over a fixed window.
+  streams; throughput is decisions per second over a fixed window. Context: as many bare
+  *alternating* pairs at once (two client processes each, like the matches' two bots),
+  ``bare_alternating_throughput_ratio`` and ``throughput_ratio_to_alternating``.
 * silent bot: a bot that never answers (``misbehaving/mute``); how long after its deadline the
   referee has taken the decision with the fallback player (target: p99 under 5 ms).
 
@@ -86,10 +88,10 @@ class _Bench:
         sample = await self._match(self.pairs[0])
         self.bare = BareServer(self.root / "b.sock", await self._sample_request(sample))
         target = await self.bare.start()
-        for _ in range(self.concurrency):
+        for _ in range(2 * self.concurrency):  # two per lane: the alternating case uses them all
             self.clients.append(await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "referee.bench_bare", target, start_new_session=True))
-        while len(self.bare.streams) < self.concurrency:
+        while len(self.bare.streams) < 2 * self.concurrency:
             await asyncio.sleep(0.05)
 
     async def _sample_request(self, result: MatchResult) -> bytes:
@@ -137,7 +139,7 @@ class _Bench:
 
     async def bare_alternating(self, decisions: int) -> list[float]:
         bare = self._bare()
-        return _gaps(await bare.alternate(decisions + 2))
+        return _gaps((await bare.alternate(decisions + 2))[0])
 
     async def referee_concurrent(self) -> float:
         stop = asyncio.Event()
@@ -160,6 +162,15 @@ class _Bench:
         bare = self._bare()
         start = time.perf_counter()
         ends = await bare.run(self.concurrency, 0, WARMUP_S + WINDOW_S)
+        t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
+        return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
+
+    async def bare_alternating_concurrent(self) -> float:
+        """Round trips per second with ``concurrency`` alternating pairs at once (two client
+        processes per lane, as the referee's matches have two bots)."""
+        bare = self._bare()
+        start = time.perf_counter()
+        ends = await bare.alternate(0, self.concurrency, WARMUP_S + WINDOW_S)
         t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
         return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
 
@@ -209,7 +220,7 @@ async def run_benchmark(decisions: int, concurrency: int, rounds: int) -> dict[s
     pairs: list[tuple[dict[str, float], dict[str, float], dict[str, float]]] = []
     pooled: tuple[list[float], list[float], list[float]] = ([], [], [])
     trips: list[float] = []
-    conc: list[tuple[float, float]] = []
+    conc: list[tuple[float, float, float]] = []
     try:
         await bench.start()
         silent = await bench.silent_bot(200)  # first, while no other case loads the machine
@@ -222,7 +233,8 @@ async def run_benchmark(decisions: int, concurrency: int, rounds: int) -> dict[s
             for bucket, values in zip(pooled, (ref, one, two)):
                 bucket.extend(values)
         for _ in range(rounds):
-            conc.append((await bench.referee_concurrent(), await bench.bare_concurrent()))
+            conc.append((await bench.referee_concurrent(), await bench.bare_concurrent(),
+                         await bench.bare_alternating_concurrent()))
     finally:
         await bench.close()
         shutil.rmtree(root, ignore_errors=True)
@@ -249,11 +261,15 @@ async def run_benchmark(decisions: int, concurrency: int, rounds: int) -> dict[s
         "bare_alternating": {"p50_us": two_q["p50_us"], "p99_us": two_q["p99_us"]},
         "ratio_to_alternating": round(median(r["p50_us"] / a["p50_us"] for r, _, a in pairs), 3),
         "concurrency": concurrency,
-        "throughput_ratio": round(median(r / b for r, b in conc), 3),
+        "throughput_ratio": round(median(r / b for r, b, _ in conc), 3),
         "throughput_ratio_target": 0.8,
+        "bare_alternating_concurrent_per_s": round(median(c[2] for c in conc), 1),
+        "bare_alternating_throughput_ratio": round(median(a / b for _, b, a in conc), 3),
+        "throughput_ratio_to_alternating": round(median(r / a for r, _, a in conc), 3),
         "silent_bot": silent,
         "pairs": len(pairs),
-        "concurrent_rounds": [{"referee_per_s": round(r, 1), "bare_per_s": round(b, 1)} for r, b in conc],
+        "concurrent_rounds": [{"referee_per_s": round(r, 1), "bare_per_s": round(b, 1),
+                               "bare_alternating_per_s": round(a, 1)} for r, b, a in conc],
         "env": {"python": platform.python_version(), "grpcio": grpc.__version__, "cpus": os.cpu_count(),
                 "window_s": WINDOW_S, "loadavg": [round(x, 2) for x in os.getloadavg()]},
     }
