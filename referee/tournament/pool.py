@@ -84,6 +84,7 @@ class WarmPool:
                 handle = await self.sandbox.start(spec, SeatAccess(address=self.target, token_file=token_file))
         except BaseException:
             self.live[slot] -= 1
+            self._freed.set()  # a worker waiting for this slot may start one itself now
             raise
         bot = WarmBot(name, rotation, handle, token_file)
         self.all.append(bot)
@@ -162,7 +163,7 @@ class WarmPool:
         self._freed.set()
 
     async def wait_for_release(self) -> None:
-        """Return after the next :meth:`release`."""
+        """Return after the next :meth:`release` (or failed start)."""
         self._freed.clear()
         await self._freed.wait()
 
