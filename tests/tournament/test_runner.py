@@ -225,24 +225,25 @@ def test_failures_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> Non
         assert result.failures[0].decision >= 2 and "crashing on purpose" in result.failures[0].message
 
 
-@pytest.mark.parametrize("concurrency", [1, 2, 3])
-def test_no_instance_sees_a_deal_twice(tmp_path: Path, concurrency: int) -> None:
+@pytest.mark.parametrize(("table_size", "concurrency"), [(2, 1), (2, 2), (2, 3), (3, 2)])
+def test_no_instance_sees_a_deal_twice(tmp_path: Path, table_size: int, concurrency: int) -> None:
     """The memory bot crashes if a deal comes back to it; warm instances must never let it.
-    Three bots heads-up: every bot plays both rotations of its tables' groups, at any
-    concurrency."""
+    Three bots: heads-up, every bot plays both rotations of its tables' groups; at a table of
+    three, all three rotations."""
     import asyncio
 
     from referee.tournament.runner import run_tournament
 
     specs = {name: BotSpec.from_dir(BOTS / name) for name in ("memory", "strong", "weak")}
     config = TournamentConfig.make(
-        game="crazy-eights", rules="classic", table_size=2, bots=list(specs), seed=5, deal_groups=3,
+        game="crazy-eights", rules="classic", table_size=table_size, bots=list(specs), seed=5, deal_groups=3,
         rule_overrides={"match_end": "hands", "match_hands": 1},
         options=tournament_options(list(specs.values()), None, None, None),
     )
     with TournamentStore.open(tmp_path / "t.sqlite", config) as store:
         played = asyncio.run(run_tournament(store, specs, concurrency=concurrency))
         results = store.results()
-    assert played == len(results) == 3 * 3 * 2
+    tables = 3 if table_size == 2 else 1
+    assert played == len(results) == tables * 3 * table_size
     assert [r.failures for r in results if r.failures] == []
-    assert sum("memory" in r.seats for r in results) == 2 * 3 * 2
+    assert sum("memory" in r.seats for r in results) == (2 if table_size == 2 else 1) * 3 * table_size
