@@ -37,9 +37,10 @@ async def play(channel, token, rng):
         await call.write(bot_pb2.BotMessage(answer=bot_pb2.Answer(request_id=request.request_id, action=action)))
     welcome = bot_pb2.RefereeMessage.FromString(raws[0]).welcome
     path = os.path.join(OUT, f"{welcome.match_id}-{welcome.seat}.bin")
-    with open(path, "wb") as f:
+    with open(path + ".part", "wb") as f:
         for raw in raws:
             f.write(len(raw).to_bytes(4, "little") + raw)
+    os.replace(path + ".part", path)  # the test reads the file as soon as it exists
 
 
 async def main():
