@@ -21,8 +21,9 @@ from referee.tournament.results import MatchResult
 from referee.tournament.runner import Progress
 from referee.tournament.schedule import Schedule
 
+from known_bots import BOTS
+
 ROOT = Path(__file__).resolve().parents[2]
-BOTS = Path(__file__).resolve().parent / "bots"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 
 

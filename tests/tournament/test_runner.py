@@ -23,8 +23,9 @@ from referee.tournament.config import ConfigError, TournamentConfig
 from referee.tournament.runner import check_bots, tournament_options
 from referee.tournament.store import TournamentStore
 
+from known_bots import BOTS
+
 ROOT = Path(__file__).resolve().parents[2]
-BOTS = Path(__file__).resolve().parent / "bots"
 TALON = [sys.executable, "-c", "from referee.cli import main; main()"]
 DEAL_KEY = "0123456789abcdef" * 2
 """One key for every run here, so that separate databases deal the same cards."""

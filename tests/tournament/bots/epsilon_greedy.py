@@ -1,4 +1,5 @@
-"""A test bot of known strength: random with probability EPSILON, else greedy.
+"""A test bot of known strength: random with probability EPSILON, else greedy (the tests write
+it out as strong, medium and weak with EPSILON 0, 0.5 and 1: see known_bots.py).
 
 Its randomness is seeded from the match id and seat, so it plays every match the same way
 whatever else it played before (what makes a tournament replay exactly).
@@ -9,7 +10,7 @@ import random
 from talon_sdk import Bot, run
 from talon_sdk.cards import card_rank, card_suit
 
-EPSILON = 1.0
+EPSILON = 0.0
 
 
 class EpsilonGreedy(Bot):
