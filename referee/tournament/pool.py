@@ -102,8 +102,8 @@ class WarmPool:
                 raise result
 
     def has_idle(self, slot: Slot) -> bool:
-        """Whether an instance of ``slot`` is waiting (alive or not: :meth:`acquire` replaces
-        a dead one)."""
+        """Whether an instance of ``slot`` is waiting (alive or not: :meth:`acquire_all`
+        replaces a dead one)."""
         return bool(self.idle.get(slot))
 
     def _take_idle(self, slot: Slot) -> WarmBot | None:
@@ -124,14 +124,6 @@ class WarmPool:
     async def _retire_dead(self) -> None:
         while self._dead:
             await self._retire(self._dead.pop())
-
-    async def acquire(self, slot: Slot) -> WarmBot:
-        """An idle live instance of ``slot``, or a new one.
-
-        :raises SandboxError: when a new one cannot start."""
-        bot = self._take_idle(slot)
-        await self._retire_dead()
-        return bot if bot is not None else await self._start(slot)
 
     async def acquire_all(self, names: Sequence[str], rotation: int) -> list[WarmBot | None]:
         """An instance per seat of a match of rotation ``rotation``: idle ones taken at once,

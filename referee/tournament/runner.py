@@ -13,8 +13,9 @@ How it runs:
   rotations run side by side on the two rotations' instances), so at most ``concurrency``
   matches run at once.
 * Each finished match goes to the store's ``pending`` table at once; the group is committed in
-  one transaction when its last match ends, by whichever worker played it. A resumed run skips committed groups and reuses
-  the pending matches of unfinished ones, so every scheduled game is played exactly once.
+  one transaction when its last match ends, by whichever worker played it. A resumed run
+  skips committed groups and reuses the pending matches of unfinished ones, so every
+  scheduled game is played exactly once.
 
 Interruption (Ctrl-C): ``asyncio.run`` turns SIGINT into a cancellation of the main task. The
 workers are cancelled at their next ``await``, so running matches are **stopped**, not finished
