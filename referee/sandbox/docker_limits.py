@@ -93,6 +93,7 @@ class DockerLimits:
         kwargs: dict[str, Any] = {
             "user": self.user,
             "network_mode": "none",
+            "ipc_mode": "private",  # whatever the engine's default: no System V IPC shared with anyone
             "read_only": True,
             "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={self.tmpfs_bytes},mode=1777"},
             "shm_size": self.shm_bytes,

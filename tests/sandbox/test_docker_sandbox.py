@@ -42,6 +42,7 @@ def test_container_settings_and_inside_view(docker_client: docker.DockerClient,
             attrs = handle.container.attrs
             host, config = attrs["HostConfig"], attrs["Config"]
             assert host["NetworkMode"] == "none"
+            assert host["IpcMode"] == "private" and host["PidMode"] == ""  # own namespaces
             assert host["ReadonlyRootfs"] is True
             assert host["CapDrop"] == ["ALL"]
             assert host["SecurityOpt"] == ["no-new-privileges"]
