@@ -25,7 +25,7 @@ from referee.tournament.store import TournamentStore
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = [BotSpec.from_dir(REPO / "sample_bots" / name) for name in ("random", "greedy")]
-NO_DOCKERFILE = BotSpec.from_dir(REPO / "tests" / "tournament" / "bots" / "weak")
+NO_DOCKERFILE = BotSpec.from_dir(REPO / "tests" / "tournament" / "bots" / "memory")
 TALON = [sys.executable, "-c", "from referee.cli import main; main()"]
 
 
@@ -110,7 +110,7 @@ def test_docker_is_the_default_where_it_can_run(docker_client: docker.DockerClie
     kind, why = default_sandbox_kind(SAMPLES)
     assert kind is SandboxKind.DOCKER and why.endswith("bots run in containers (--sandbox docker)")
     kind, why = default_sandbox_kind([*SAMPLES, NO_DOCKERFILE])
-    assert (kind, why) == (SandboxKind.PROCESS, "the bot weak has no Dockerfile: bots run as processes (--sandbox process)")
+    assert (kind, why) == (SandboxKind.PROCESS, "the bot memory has no Dockerfile: bots run as processes (--sandbox process)")
 
 
 def test_resume_keeps_the_stored_docker_sandbox_and_says_when_it_cannot(tmp_path: Path) -> None:
