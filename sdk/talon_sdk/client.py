@@ -25,8 +25,8 @@ from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 from talon_sdk.bot import LOGGER, AsyncBot, Bot
 from talon_sdk.views import make_view
+from talon_sdk.wire import PLAY_METHOD
 
-PLAY_METHOD = "/talon.v1.BotSession/Play"
 CLIENT_VERSION = "talon-sdk/0.1.0"
 _PARENT = os.getppid()
 """The process that started this bot (read at import): a warm bot stops when it changes."""

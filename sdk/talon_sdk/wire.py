@@ -28,8 +28,9 @@ import grpc
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 
-PLAY = "/talon.v1.BotSession/Play"
-"""The bot session's one rpc (``BotSession.Play`` in ``proto/talon/v1/bot.proto``)."""
+PLAY_METHOD = "/talon.v1.BotSession/Play"
+"""The bot session's one rpc (``BotSession.Play`` in ``proto/talon/v1/bot.proto``); the
+SDK's client uses it too."""
 
 
 def seat_token() -> str:
@@ -48,7 +49,7 @@ def open_stream(outbox: queue.Queue[bpb.BotMessage | None], address: str | None 
     Iterate the result for the referee's messages (:class:`grpc.RpcError` carries the status the
     referee ended the stream with); ``cancel()`` ends it early."""
     channel = grpc.insecure_channel(address or os.environ["TALON_ADDRESS"])
-    play = channel.stream_stream(PLAY, request_serializer=bpb.BotMessage.SerializeToString,
+    play = channel.stream_stream(PLAY_METHOD, request_serializer=bpb.BotMessage.SerializeToString,
                                  response_deserializer=bpb.RefereeMessage.FromString)
     return play(iter(outbox.get, None), timeout=timeout)
 
