@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,11 @@ def _quantiles(values: list[float]) -> dict[str, float]:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
     return {"p50_us": round(pick(0.5) * 1e6, 1), "p99_us": round(pick(0.99) * 1e6, 1), "n": len(ordered)}
+
+
+def _rate(series: Sequence[Sequence[float]], t0: float, t1: float) -> float:
+    """Events per second in the window [t0, t1), over every series of event times."""
+    return sum(1 for times in series for t in times if t0 <= t < t1) / (t1 - t0)
 
 
 def _gaps(clock: tuple[float, ...] | list[float]) -> list[float]:
@@ -156,23 +162,19 @@ class _Bench:
         t1 = time.perf_counter()
         stop.set()
         await asyncio.gather(*lanes)
-        return sum(1 for clock in clocks for t in clock if t0 <= t < t1) / (t1 - t0)
+        return _rate(clocks, t0, t1)
 
     async def bare_concurrent(self) -> float:
-        bare = self._bare()
         start = time.perf_counter()
-        ends = await bare.run(self.concurrency, 0, WARMUP_S + WINDOW_S)
-        t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
-        return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
+        ends = await self._bare().run(self.concurrency, 0, WARMUP_S + WINDOW_S)
+        return _rate(ends, start + WARMUP_S, start + WARMUP_S + WINDOW_S)
 
     async def bare_alternating_concurrent(self) -> float:
         """Round trips per second with ``concurrency`` alternating pairs at once (two client
         processes per lane, as the referee's matches have two bots)."""
-        bare = self._bare()
         start = time.perf_counter()
-        ends = await bare.alternate(0, self.concurrency, WARMUP_S + WINDOW_S)
-        t0, t1 = start + WARMUP_S, start + WARMUP_S + WINDOW_S
-        return sum(1 for e in ends for t in e if t0 <= t < t1) / (t1 - t0)
+        ends = await self._bare().alternate(0, self.concurrency, WARMUP_S + WINDOW_S)
+        return _rate(ends, start + WARMUP_S, start + WARMUP_S + WINDOW_S)
 
     async def silent_bot(self, timeouts: int) -> dict[str, Any]:
         clocks = Clocks(decision_ms=MUTE_DECISION_MS, bank_ms=0, max_strikes=1_000_000)
