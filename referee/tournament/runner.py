@@ -177,9 +177,9 @@ async def run_tournament(
     live = LiveRatings()
     for result in store.results():
         live.update(result)
-    tally = _Tally(len(done), schedule.group_count, *matches_so_far(store))
     groups = [_GroupRun.resume(group, store) for group in todo]
     queue = collections.deque((g, m) for g in groups for m in g.unplayed())
+    tally = _Tally(len(done), schedule.group_count, schedule.match_count - len(queue), schedule.match_count)
     if replay_dir is not None:
         replay_dir.mkdir(parents=True, exist_ok=True)
 
