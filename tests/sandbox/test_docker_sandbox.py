@@ -41,7 +41,8 @@ def test_container_settings_and_inside_view(docker_client: docker.DockerClient,
             assert connection.first_bytes == b"probe tok-1\n"
             attrs = handle.container.attrs
             host, config = attrs["HostConfig"], attrs["Config"]
-            assert host["NetworkMode"] == "none"
+            assert host["NetworkMode"] == "none" and config["NetworkDisabled"] is True
+            assert attrs["NetworkSettings"]["Networks"] == {}  # no libnetwork endpoint at all
             assert host["IpcMode"] == "private" and host["PidMode"] == ""  # own namespaces
             assert host["ReadonlyRootfs"] is True
             assert host["CapDrop"] == ["ALL"]

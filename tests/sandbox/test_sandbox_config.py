@@ -19,7 +19,8 @@ from referee.sandbox.image import REPO_ROOT, BaseImageRecipe
 
 def test_default_limits_map_to_docker_settings() -> None:
     kwargs = DockerLimits().create_kwargs()
-    assert kwargs["network_mode"] == "none" and kwargs["read_only"] is True
+    assert kwargs["network_mode"] == "none" and kwargs["network_disabled"] is True
+    assert kwargs["read_only"] is True
     assert kwargs["mem_limit"] == kwargs["memswap_limit"] == GIB
     assert kwargs["nano_cpus"] == 1_000_000_000 and kwargs["pids_limit"] == 256
     assert kwargs["cap_drop"] == ["ALL"] and kwargs["security_opt"] == ["no-new-privileges"]
