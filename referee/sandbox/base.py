@@ -18,7 +18,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -111,6 +111,15 @@ class Sandbox(abc.ABC):
     @abc.abstractmethod
     async def start(self, bot: BotSpec, access: SeatAccess) -> BotHandle:
         """Start ``bot`` so that it connects to ``access``; raise :class:`SandboxError`."""
+
+    async def prepare(self, bots: Iterable[BotSpec]) -> dict[str, SandboxError]:
+        """Do now, once, what every start of these bots needs (Docker: reach the engine, sweep
+        what dead runs left, find or build each bot's image), so that a start pays only for
+        its own bot and a broken bot is known before the first match.
+
+        Returns, per bot that cannot start, why; its starts raise the same error, so the
+        caller may go on and let the matches that need it record the failure."""
+        return {}
 
     @abc.abstractmethod
     async def close(self) -> None:

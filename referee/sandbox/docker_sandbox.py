@@ -32,7 +32,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -363,15 +363,34 @@ class DockerSandbox(Sandbox):
             ) from None
         return container
 
-    async def start(self, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
-        """Start ``bot`` in a fresh container; see the module doc for single vs warm.
+    async def prepare(self, bots: Iterable[BotSpec]) -> dict[str, SandboxError]:
+        """Reach the engine, sweep, and find (or build) every bot's image, one bot at a time.
 
-        The bot's image is looked up (built if missing) on its first start only."""
+        :raises SandboxError: when the engine does not answer (no bot could start)."""
+        async with self._setup_lock:
+            await asyncio.to_thread(self._prepare_run_dir)
+        errors: dict[str, SandboxError] = {}
+        for bot in bots:
+            try:
+                await self._image(bot)
+            except SandboxError as err:
+                errors[bot.name] = err
+        return errors
+
+    async def _image(self, bot: BotSpec) -> str:
+        """The bot's image tag, looked up (built if missing) once per sandbox."""
         key = (bot.name, bot.directory)
         async with self._image_locks.setdefault(key, asyncio.Lock()):
             if key not in self._images:
                 self._images[key] = await asyncio.to_thread(self.image_for, bot)
-        return await self.start_image(self._images[key], bot, access)
+        return self._images[key]
+
+    async def start(self, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
+        """Start ``bot`` in a fresh container; see the module doc for single vs warm.
+
+        The bot's image is looked up (built if missing) on its first start only, or by
+        :meth:`prepare` before."""
+        return await self.start_image(await self._image(bot), bot, access)
 
     async def start_image(self, image: str, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
         """Start a container of an already built ``image`` for ``bot``."""

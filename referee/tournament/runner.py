@@ -5,8 +5,10 @@ How it runs:
 * One referee service on a private Unix socket and one sandbox (process or Docker) for the
   whole tournament. Bots are **warm** (:mod:`referee.tournament.pool`): each bot instance is
   started once with a token file and serves match after match (starting a Python interpreter
-  costs ~240 ms, a container 0.2-1.5 s; a match far less). What the first matches need is
-  started all at once before play; later a match's missing instances start concurrently.
+  costs ~240 ms, a container 0.1-1.5 s; a match far less). Before any start the sandbox
+  prepares every bot once (Docker: finds or builds its image) and a bot that cannot start is
+  named in a warning. What the first matches need is then started all at once before play;
+  later a match's missing instances start concurrently.
   An instance plays one rotation index only, so it never sees a deal twice (the pool's doc).
 * ``concurrency`` workers each take the next unplayed match, in group order (a group's
   rotations one after another in the queue, so with two workers a heads-up group's two
@@ -39,6 +41,7 @@ import collections
 import dataclasses
 import hashlib
 import itertools
+import logging
 import tempfile
 from functools import partial
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +58,7 @@ from referee.tournament.results import Failure, MatchResult
 from referee.tournament.schedule import DealGroup, Match, Schedule
 from referee.tournament.store import TournamentStore
 
+LOGGER = logging.getLogger(__name__)
 CLOCK_OPTIONS = ("decision_ms", "bank_ms", "max_strikes")
 """Config options the runner reads (the match loop's clocks); they are part of the config so a
 resume with other clocks is refused."""
@@ -224,6 +228,9 @@ async def run_tournament(
 
             tasks: list[asyncio.Task[None]] = []
             try:
+                if queue:
+                    for name, error in (await box.prepare(bots.values())).items():
+                        LOGGER.warning("bot %s cannot start (its matches will record it): %s", name, error)
                 await pool.warm_up(first_wave([m for _, m in queue], workers))
                 tasks = [asyncio.create_task(worker()) for _ in range(workers)]
                 await asyncio.gather(*tasks)

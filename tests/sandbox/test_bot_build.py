@@ -3,6 +3,7 @@ broken ones are reported in plain words."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,9 +11,10 @@ from pathlib import Path
 import docker
 import pytest
 from click.testing import CliRunner, Result
+from sandbox_helpers import probe_sandbox
 
 from referee.cli import main
-from referee.sandbox.base import BotSpec, SandboxError
+from referee.sandbox.base import BotSpec, SandboxError, SeatAccess
 from referee.sandbox.bot_image import BUILD_MEMORY_BYTES, directory_digest, ensure_bot_image, repository_name
 
 DOCKERFILE = """\
@@ -149,3 +151,21 @@ def test_image_digest_names_links_without_reading_through_them(tmp_path: Path) -
     assert directory_digest(directory) == before
     (directory / "bot.py").write_text("print('y')\n")
     assert directory_digest(directory) != before
+
+
+def test_prepare_finds_each_image_before_any_start_and_names_a_broken_bot(
+        docker_client: docker.DockerClient, base_image: str, tmp_path: Path) -> None:
+    good = BotSpec.from_dir(_bot(tmp_path, "fresh_bot", "print('x')\n"))
+    broken = BotSpec.from_dir(_bot(tmp_path, "broken", "print('x')\n", "RUN echo about to fail && false\n"))
+
+    async def scenario() -> None:
+        async with probe_sandbox(docker_client, base_image) as (sandbox, _):
+            errors = await sandbox.prepare([good, broken])
+            assert list(errors) == ["broken"]
+            assert "the Dockerfile of bot 'broken'" in str(errors["broken"])
+            assert docker_client.images.list(name=repository_name("fresh_bot"))
+            assert not docker_client.containers.list(all=True, filters={"label": f"talon.run={sandbox.run_id}"})
+            with pytest.raises(SandboxError, match="the Dockerfile of bot 'broken'"):
+                await sandbox.start(broken, SeatAccess(address="", token="tok"))
+
+    asyncio.run(scenario())
