@@ -236,9 +236,10 @@ class DockerSandbox(Sandbox):
         """Seats of one match start concurrently; the run directory is made once."""
         self._images: dict[tuple[str, Path], str] = {}
         self._image_locks: dict[tuple[str, Path], asyncio.Lock] = {}
-        """One image lookup (or build) per bot for the sandbox's life: a tournament starts
-        several instances of a bot at once, which must not build its image twice, and a
-        lookup costs a directory digest and two engine round trips per start."""
+        self._image_errors: dict[tuple[str, Path], SandboxError] = {}
+        """One image lookup (or build) per bot for the sandbox's life, its tag or its error: a
+        tournament starts several instances of a bot at once, which must not build its image
+        twice, and a lookup costs a directory digest and two engine round trips per start."""
 
     @classmethod
     def with_limits(cls, listeners: Listeners, options: Mapping[str, Any]) -> DockerSandbox:
@@ -378,11 +379,21 @@ class DockerSandbox(Sandbox):
         return errors
 
     async def _image(self, bot: BotSpec) -> str:
-        """The bot's image tag, looked up (built if missing) once per sandbox."""
+        """The bot's image tag, looked up (built if missing) once per sandbox.
+
+        A bot whose image cannot be had keeps its error: each later start raises it at once
+        instead of trying the build again (a tournament would otherwise rebuild a broken bot
+        for every match it has)."""
         key = (bot.name, bot.directory)
         async with self._image_locks.setdefault(key, asyncio.Lock()):
+            if key in self._image_errors:
+                raise SandboxError(str(self._image_errors[key]))
             if key not in self._images:
-                self._images[key] = await asyncio.to_thread(self.image_for, bot)
+                try:
+                    self._images[key] = await asyncio.to_thread(self.image_for, bot)
+                except SandboxError as err:
+                    self._image_errors[key] = err
+                    raise
         return self._images[key]
 
     async def start(self, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:

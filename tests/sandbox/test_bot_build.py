@@ -4,6 +4,7 @@ broken ones are reported in plain words."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,7 +166,13 @@ def test_prepare_finds_each_image_before_any_start_and_names_a_broken_bot(
             assert "the Dockerfile of bot 'broken'" in str(errors["broken"])
             assert docker_client.images.list(name=repository_name("fresh_bot"))
             assert not docker_client.containers.list(all=True, filters={"label": f"talon.run={sandbox.run_id}"})
-            with pytest.raises(SandboxError, match="the Dockerfile of bot 'broken'"):
+            since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+            with pytest.raises(SandboxError) as raised:
                 await sandbox.start(broken, SeatAccess(address="", token="tok"))
+            assert str(raised.value) == str(errors["broken"])
+            # not built again: a build would create a container for its RUN step
+            created = docker_client.events(since=since, until=datetime.datetime.now(datetime.timezone.utc),
+                                           filters={"type": "container", "event": "create"}, decode=True)
+            assert list(created) == []
 
     asyncio.run(scenario())
