@@ -109,11 +109,17 @@ class ProcessHandle(BotHandle):
         for child in tree:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(child, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            await asyncio.wait_for(self.process.wait(), 10)
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(self._pump, 1)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        try:
+            with contextlib.suppress(ProcessLookupError):
+                await asyncio.wait_for(self.process.wait(), 10)
+            # asyncio.wait, not wait_for: the pump ending (even cancelled) is no error here, and
+            # a cancellation of *this* task (Ctrl-C) must go on up, not be taken for the pump's
+            done, _ = await asyncio.wait({self._pump}, timeout=1)
+            if done and not self._pump.cancelled():
+                self._pump.exception()  # retrieved: a log pipe that broke while the bot died
+        finally:
+            self._pump.cancel()
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 class ProcessSandbox(Sandbox):

@@ -144,6 +144,32 @@ def test_the_process_sandbox_kills_the_whole_tree_and_leaves_no_zombie(tmp_path)
     asyncio.run(scenario())
 
 
+def test_a_stop_cancelled_midway_still_cleans_up_and_passes_the_cancellation_on(tmp_path):
+    """Ctrl-C while a bot is being stopped: the bot dies, its directory goes, and the caller's
+    cancellation is not taken for the end of the bot's log pipe (which would let a cancelled
+    tournament play on)."""
+    async def scenario() -> None:
+        sandbox = ProcessSandbox()
+        handle = await sandbox.start(bot("spawner"), SeatAccess("unix:///nowhere", token="secret-token"))
+        pids_file = handle.workdir / "bot" / "pids.txt"
+        deadline = time.monotonic() + 20
+        while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+            assert time.monotonic() < deadline, handle.logs()
+            await asyncio.sleep(0.05)
+        pids = [int(p) for p in pids_file.read_text().split()]
+        stopping = asyncio.ensure_future(handle.stop())
+        await asyncio.sleep(0)  # stop() has sent SIGKILL and waits for the child
+        stopping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stopping
+        assert not handle.workdir.exists()
+        await asyncio.sleep(0.2)
+        assert not any(_alive(pid) for pid in pids)
+        await sandbox.close()
+
+    asyncio.run(scenario())
+
+
 def _alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie that init has not reaped yet does not count)."""
     try:
