@@ -29,9 +29,12 @@ ROOT = Path(__file__).resolve().parents[2]
 TALON = [sys.executable, "-c", "from referee.cli import main; main()"]
 DEAL_KEY = "0123456789abcdef" * 2
 """One key for every run here, so that separate databases deal the same cards."""
+GROUPS = 10
+"""Deal groups per table (3 tables): enough that an interrupted run is still playing when the
+test signals it (about 3 s in all here; 18 groups once finished before a late SIGINT)."""
 
 
-def command(db: Path, *extra: str, groups: int = 6) -> list[str]:
+def command(db: Path, *extra: str, groups: int = GROUPS) -> list[str]:
     return [
         *TALON, "tournament", "--game", "crazy-eights", "--rules", "classic",
         "--set", "match_end=hands", "--set", "match_hands=1", "--table-size", "2",
@@ -118,10 +121,10 @@ def test_known_strengths_come_out_in_order(uninterrupted: tuple[Path, list[dict[
     assert [r["bot"] for r in rows] == ["strong", "medium", "weak"]
     by_bot = {r["bot"]: r for r in rows}
     assert by_bot["weak"]["upper"] < by_bot["strong"]["lower"]  # type: ignore[operator]
-    assert all(r["matches"] == 2 * 2 * 6 for r in rows)  # 2 tables each, 2 rotations, 6 groups
+    assert all(r["matches"] == 2 * 2 * GROUPS for r in rows)  # 2 tables each, 2 rotations, GROUPS groups
     assert all(r["failures"] == 0 for r in rows)
     with TournamentStore.read(db) as store:
-        assert len(store.completed_groups()) == 3 * 6
+        assert len(store.completed_groups()) == 3 * GROUPS
 
 
 def test_sigkill_then_resume_gives_the_same_table(
@@ -142,7 +145,7 @@ def test_sigkill_then_resume_gives_the_same_table(
             pass
     with TournamentStore.read(db) as store:
         partial = len(store.completed_groups())
-    assert 3 <= partial < 18
+    assert 3 <= partial < 3 * GROUPS
     resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert outcomes(db) == outcomes(full_db)
@@ -158,10 +161,11 @@ def test_ctrl_c_stops_cleanly_and_resume_gives_the_same_table(
     private.mkdir()
     child = subprocess.Popen(command(db, "--concurrency", "2"), cwd=ROOT, env={**os.environ, "TMPDIR": str(private)},
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_groups(db, child, 2)
-    assert child.poll() is None, "the run finished before it could be interrupted"
+    wait_for_groups(db, child, 1)
     bots = {pid: start_time(pid) for pid in descendants(child.pid)}
     assert bots and running_in(private), "no warm bot was running"
+    wait_for_groups(db, child, 2)  # then interrupt at once: the run goes on while we look around
+    assert child.poll() is None, "the run finished before it could be interrupted"
     child.send_signal(signal.SIGINT)  # what Ctrl-C sends
     _, err = child.communicate(timeout=120)
     assert child.returncode == 130, err
@@ -171,7 +175,7 @@ def test_ctrl_c_stops_cleanly_and_resume_gives_the_same_table(
     assert running_in(private) == [] and list(private.iterdir()) == []
     kept = outcomes(db)
     with TournamentStore.read(db) as store:
-        assert 2 <= len(store.completed_groups()) < 18
+        assert 2 <= len(store.completed_groups()) < 3 * GROUPS
         assert len(kept) == 2 * len(store.completed_groups())
     assert set(kept) <= set(outcomes(full_db))  # committed groups are exactly what the full run played
     resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
