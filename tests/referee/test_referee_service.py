@@ -118,16 +118,21 @@ def _has_rummy() -> bool:
     return True
 
 
+async def _spawned(handle) -> list[int]:
+    """The pids the ``spawner`` bot wrote once its tree of processes runs."""
+    pids_file = handle.workdir / "bot" / "pids.txt"
+    deadline = time.monotonic() + 20
+    while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+        assert time.monotonic() < deadline, handle.logs()
+        await asyncio.sleep(0.05)
+    return [int(p) for p in pids_file.read_text().split()]
+
+
 def test_the_process_sandbox_kills_the_whole_tree_and_leaves_no_zombie(tmp_path):
     async def scenario() -> None:
         sandbox = ProcessSandbox()
         handle = await sandbox.start(bot("spawner"), SeatAccess("unix:///nowhere", token="secret-token"))
-        pids_file = handle.workdir / "bot" / "pids.txt"
-        deadline = time.monotonic() + 20
-        while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
-            assert time.monotonic() < deadline, handle.logs()
-            await asyncio.sleep(0.05)
-        pids = [int(p) for p in pids_file.read_text().split()]
+        pids = await _spawned(handle)
         env = (handle.workdir / "bot" / "env.txt").read_text().split()
         assert "TALON_TOKEN" in env and "TALON_ADDRESS" in env
         assert not any(name.startswith(("PYTEST", "VIRTUAL_ENV")) for name in env)
@@ -151,12 +156,7 @@ def test_a_stop_cancelled_midway_still_cleans_up_and_passes_the_cancellation_on(
     async def scenario() -> None:
         sandbox = ProcessSandbox()
         handle = await sandbox.start(bot("spawner"), SeatAccess("unix:///nowhere", token="secret-token"))
-        pids_file = handle.workdir / "bot" / "pids.txt"
-        deadline = time.monotonic() + 20
-        while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
-            assert time.monotonic() < deadline, handle.logs()
-            await asyncio.sleep(0.05)
-        pids = [int(p) for p in pids_file.read_text().split()]
+        pids = await _spawned(handle)
         stopping = asyncio.ensure_future(handle.stop())
         await asyncio.sleep(0)  # stop() has sent SIGKILL and waits for the child
         stopping.cancel()
