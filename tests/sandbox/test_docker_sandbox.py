@@ -43,6 +43,8 @@ def test_container_settings_and_inside_view(docker_client: docker.DockerClient,
             host, config = attrs["HostConfig"], attrs["Config"]
             assert host["NetworkMode"] == "none" and config["NetworkDisabled"] is True
             assert attrs["NetworkSettings"]["Networks"] == {}  # no libnetwork endpoint at all
+            pid = attrs["State"]["Pid"]  # yet a network namespace of its own (abstract sockets)
+            assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
             assert host["IpcMode"] == "private" and host["PidMode"] == ""  # own namespaces
             assert host["ReadonlyRootfs"] is True
             assert host["CapDrop"] == ["ALL"]
