@@ -232,8 +232,8 @@ class _Match:
                 waiting.remove(seat)
                 await self._fail(seat, FailureKind.CRASHED,
                                  "crashed: the bot exited before connecting" + _log_tail(seat.handle), takeover=True)
-            if waiting:
-                await asyncio.sleep(0.01)
+            if waiting:  # on at the first connection; every 10 ms to see whether a bot died
+                await _any_set([s.link.connected for s in waiting], 0.01)
         for seat in waiting:
             if not seat.link.connected.is_set():
                 await self._fail(seat, FailureKind.CRASHED,
@@ -404,6 +404,16 @@ class _Match:
         while any(h.is_alive() for h in cold) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
         await asyncio.gather(*(h.stop() for h in cold), return_exceptions=True)
+
+
+async def _any_set(events: Sequence[asyncio.Event], timeout_s: float) -> None:
+    """Return when one of ``events`` is set, or after ``timeout_s``."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 def _complete(state: MatchState[Any]) -> bool:
