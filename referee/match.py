@@ -302,6 +302,8 @@ class _Match:
         if answer is Outcome.CLOSED:
             await self._fail(seat, *await self._crash_words(seat), rid, takeover=True)
             return None, elapsed
+        if answer is Outcome.VIOLATIONS:  # reported right after this step; they end the seat
+            return None, elapsed
         try:
             action = self.codec.decode(answer.action, state)
             state.apply(action)

@@ -29,6 +29,9 @@ class Outcome(enum.Enum):
 
     TIMEOUT = "timeout"
     CLOSED = "closed"
+    VIOLATIONS = "violations"
+    """The bot broke the protocol often enough to lose its seat; its reader stopped, so no
+    answer will come: the loop reports the violations at once instead of waiting out the clock."""
 
 
 class LinkState(enum.Enum):
@@ -109,7 +112,12 @@ class SeatLink:
             self._violate("protocol: a second Hello; send Hello once, then only Answers")
         else:
             self._violate("protocol: an empty BotMessage; send an Answer")
-        return len(self.violations) < self._max_violations
+        if len(self.violations) < self._max_violations:
+            return True
+        pending = self._pending  # the reader stops now: a decision waiting for this bot would hang
+        if pending is not None and not pending.done():
+            pending.set_result(Outcome.VIOLATIONS)
+        return False
 
     def _violate(self, words: str) -> None:
         self.violations.append(words)
@@ -162,7 +170,7 @@ class SeatLink:
         if result is Outcome.TIMEOUT:
             self._expired.add(request_id)
             return result, time.perf_counter() - start
-        if result is Outcome.CLOSED:
+        if result is Outcome.CLOSED or result is Outcome.VIOLATIONS:
             return result, time.perf_counter() - start
         return result, self._answered_at - start
 

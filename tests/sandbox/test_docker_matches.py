@@ -119,8 +119,9 @@ def test_protocol_abusers_are_contained(docker_client: docker.DockerClient, base
             assert hostile.taken_over is taken_over, result.failures
             assert other.strikes == 0 and not other.taken_over
             assert all(f.seat == 0 for f in result.failures)
-            if kind is not None:
-                assert result.failures and result.failures[0].kind == kind, result.failures
+            if kind is not None:  # the failure that took the seat over: a flooder's first real
+                # request may time out while its stream is still full of bogus answers
+                assert result.failures and result.failures[-1].kind == kind, result.failures
             else:
                 assert result.failures == ()
             output = sandbox.outputs.get(name, "")

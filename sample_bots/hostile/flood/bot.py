@@ -24,10 +24,14 @@ def finish():
 NAME = "flood"
 
 FLOOD = 20000
+FIRST_ID = 10_000_000
+"""No request of a match gets such an id: every answer is one nobody asked for. (Ids from 1 would
+answer the real requests whenever they happen to be pending, depending on how soon the match
+starts, and the first failure could then be an illegal draw instead of the flood.)"""
 
 outbox = queue.Queue()
 outbox.put(hello(seat_token(), NAME))
-for request_id in range(1, FLOOD + 1):
+for request_id in range(FIRST_ID, FIRST_ID + FLOOD):
     outbox.put(answer(request_id, game_pb2.Action(text="draw")))
 outbox.put(None)
 how = read_to_end(open_stream(outbox))
