@@ -71,6 +71,8 @@ class SeatLink:
         self._pending: asyncio.Future[Any] | None = None
         self._answered_at = 0.0
         self._expired: set[int] = set()
+        self._unread = False
+        """The reader stopped on too many violations: no answer can be read any more."""
         self._deadline = 0.0
         """``loop.time()`` at which the pending decision times out."""
         self._timer: asyncio.TimerHandle | None = None
@@ -114,7 +116,8 @@ class SeatLink:
             self._violate("protocol: an empty BotMessage; send an Answer")
         if len(self.violations) < self._max_violations:
             return True
-        pending = self._pending  # the reader stops now: a decision waiting for this bot would hang
+        self._unread = True  # the reader stops now: a decision waiting for this bot would hang
+        pending = self._pending
         if pending is not None and not pending.done():
             pending.set_result(Outcome.VIOLATIONS)
         return False
@@ -158,6 +161,8 @@ class SeatLink:
         Returns ``(answer or Outcome, elapsed seconds)``; elapsed runs from just before the
         write to the moment the reader received the answer (or the timer fired).
         """
+        if self._unread:  # asked between the reader stopping and the loop reporting why
+            return Outcome.VIOLATIONS, 0.0
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._pending = future
