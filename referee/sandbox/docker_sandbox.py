@@ -364,12 +364,16 @@ class DockerSandbox(Sandbox):
             ) from None
         return container
 
+    async def _ensure_run_dir(self) -> None:
+        """Sweep once and make the run directory, off the event loop; once for concurrent callers."""
+        async with self._setup_lock:
+            await asyncio.to_thread(self._prepare_run_dir)
+
     async def prepare(self, bots: Iterable[BotSpec]) -> dict[str, SandboxError]:
         """Reach the engine, sweep, and find (or build) every bot's image, one bot at a time.
 
         :raises SandboxError: when the engine does not answer (no bot could start)."""
-        async with self._setup_lock:
-            await asyncio.to_thread(self._prepare_run_dir)
+        await self._ensure_run_dir()
         errors: dict[str, SandboxError] = {}
         for bot in bots:
             try:
@@ -405,8 +409,7 @@ class DockerSandbox(Sandbox):
 
     async def start_image(self, image: str, bot: BotSpec, access: SeatAccess) -> DockerBotHandle:
         """Start a container of an already built ``image`` for ``bot``."""
-        async with self._setup_lock:
-            await asyncio.to_thread(self._prepare_run_dir)
+        await self._ensure_run_dir()
         seq = next(self._seq)
         directory = self.run_dir / str(seq)
         directory.mkdir(mode=0o755)
