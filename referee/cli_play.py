@@ -27,7 +27,7 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. special_cards=on", param_hint="--set")
+            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. special_cards=pagat_typical", param_hint="--set")
         out[name.strip()] = value.strip()
     return out
 

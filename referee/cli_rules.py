@@ -30,6 +30,7 @@ def _game_table(game: str) -> dict[str, Any]:
             for name, values in cls.PRESETS.items()
         ],
         "switches": [sw.to_json() for sw in cls.SWITCHES],
+        "shorthands": [sh.to_json() for sh in cls.SHORTHANDS],
     }
 
 
@@ -62,6 +63,8 @@ def rules(game: str | None, as_json: bool) -> None:
         cls = rules_class(table["game"])
         for sw in cls.SWITCHES:
             switches.add_row(sw.name, str(sw.default), sw.allowed(), sw.help)
+        for sh in cls.SHORTHANDS:
+            switches.add_row(sh.name, "(the preset's)", sh.allowed(), "shorthand: " + sh.help)
         console.print(switches)
 
 

@@ -109,9 +109,10 @@ class Switch:
             raise RulesError(f"switch {self.name!r}: {value!r} is not allowed; allowed: {self.allowed()}")
         if isinstance(value, str) and value in self.special:
             return value
-        try:
-            number = int(value) if not isinstance(value, bool) else None
-        except (TypeError, ValueError):
+        try:  # a bool is not a number here, nor a float with a fraction (no silent truncation)
+            whole = not isinstance(value, bool) and not (isinstance(value, float) and not value.is_integer())
+            number = int(value) if whole else None
+        except (TypeError, ValueError, OverflowError):
             number = None
         if number is None or (self.low is not None and number < self.low) or (
             self.high is not None and number > self.high
@@ -126,6 +127,33 @@ class Switch:
         else:
             out.update({"min": self.low, "max": self.high, "special": list(self.special)})
         return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Shorthand:
+    """A name the spec gives to a group of switches (``special_cards = pagat_typical``).
+
+    Each value sets several switches at once; switches named beside it in the same overrides
+    win over what it sets. A rule set never holds a shorthand: its overrides and replays name
+    the switches it stands for.
+    """
+
+    name: str
+    help: str
+    values: Mapping[str, Mapping[str, Any]]
+
+    def expand(self, value: Any) -> Mapping[str, Any]:
+        key = ("on" if value else "off") if isinstance(value, bool) else str(value).strip()
+        if key not in self.values:
+            raise RulesError(f"switch {self.name!r}: {value!r} is not allowed; allowed: {self.allowed()}")
+        return self.values[key]
+
+    def allowed(self) -> str:
+        return ", ".join(self.values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "help": self.help,
+                "values": {k: dict(v) for k, v in self.values.items()}}
 
 
 def _show(value: Any) -> str:
@@ -146,6 +174,7 @@ class RuleSet(abc.ABC):
     """
 
     SWITCHES: ClassVar[tuple[Switch, ...]] = ()
+    SHORTHANDS: ClassVar[tuple[Shorthand, ...]] = ()
     PRESETS: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     PRESET_HELP: ClassVar[Mapping[str, str]] = {}
     GAME: ClassVar[str] = ""
@@ -157,7 +186,7 @@ class RuleSet(abc.ABC):
         for sw in cls.SWITCHES:
             if sw.name == name:
                 return sw
-        names = ", ".join(s.name for s in cls.SWITCHES)
+        names = ", ".join([s.name for s in cls.SWITCHES] + [s.name for s in cls.SHORTHANDS])
         raise RulesError(f"unknown switch {name!r} for {cls.GAME}; switches are: {names}")
 
     @classmethod
@@ -172,7 +201,11 @@ class RuleSet(abc.ABC):
             )
         values: dict[str, Any] = {sw.name: sw.default for sw in cls.SWITCHES}
         values.update(cls.PRESETS[preset])
-        for name, value in (overrides or {}).items():
+        shorthands = {sh.name: sh for sh in cls.SHORTHANDS}
+        given = dict(overrides or {})
+        for name in [n for n in given if n in shorthands]:  # first, so that switches beside them win
+            values.update(shorthands[name].expand(given.pop(name)))
+        for name, value in given.items():
             values[cls.switch(name).name] = value
         checked = {name: cls.switch(name).check(value) for name, value in values.items()}
         rules = cls(preset=preset, **checked)

@@ -8,34 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from referee.cards import card_name, parse_card, parse_cards
+from eights_helpers import act, cards, hand, names, setup
+
+from referee.cards import card_name, parse_card
 from referee.games import IllegalActionError, RulesError, make_rules, new_match
 from referee.games.crazy_eights import actions as A
 from referee.games.crazy_eights.scoring import hand_points
-from referee.games.crazy_eights.state import CrazyEightsState, arrange, card_value
-
-
-def cards(text: str) -> list[int]:
-    return parse_cards(text)
-
-
-def setup(preset: str, players: int, hands: list[str], pile: str, stock: str = "", current: int = 0,
-          overrides: dict | None = None, **kw) -> CrazyEightsState:
-    state = new_match("crazy-eights", make_rules("crazy-eights", preset, overrides), players, seed=1)
-    assert isinstance(state, CrazyEightsState)
-    return arrange(state, [cards(h) for h in hands], cards(pile), cards(stock), current, **kw)
-
-
-def names(state: CrazyEightsState) -> list[str]:
-    return [state.action_name(a) for a in state.legal_actions()]
-
-
-def act(state: CrazyEightsState, text: str) -> None:
-    state.apply(state.parse_action(text))
-
-
-def hand(state: CrazyEightsState, seat: int) -> list[str]:
-    return [card_name(c) for c in state.hand_cards(seat)]
+from referee.games.crazy_eights.state import arrange, card_value
 
 
 # --- legal plays (B.2 rule 6) --------------------------------------------------------------------

@@ -44,6 +44,8 @@ def test_values_are_read_from_text() -> None:
     ({"ace_in_runs": "high"}, "allowed: low, high_or_low"),
     ({"value_scheme": "beanie", "court_values": "by_rank"}, "value_scheme 'beanie' fixes"),
     ({"double_deck_set_max": 4}, "double_deck_set_max only applies with decks = 2"),
+    ({"hand_size": 7.5}, "switch 'hand_size': 7.5 is not allowed; allowed: an integer from 3 to 13 or auto"),
+    ({"max_turns_per_deal": 2.9}, "switch 'max_turns_per_deal': 2.9 is not allowed"),
 ])
 def test_bad_switches_are_named_with_the_allowed_values(overrides: dict[str, Any], message: str) -> None:
     with pytest.raises(RulesError) as err:

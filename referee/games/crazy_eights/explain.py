@@ -21,7 +21,7 @@ def explain_illegal(state: CrazyEightsState, action: object) -> str:
 
     if state._phase == P_OVER:
         return "illegal: the match is over"
-    if not isinstance(action, int) or not A.is_valid_id(action):
+    if type(action) is not int or not A.is_valid_id(action):
         return f"illegal: {action!r} is not a Crazy Eights action (see the action-id layout)"
     phase = state._phase
     legal = ", ".join(A.action_name(a) for a in state.legal_actions()[:12])
@@ -49,7 +49,8 @@ def _why_no_draw(state: CrazyEightsState) -> str:
     if state._phase == P_AFTER_DRAW:
         return "you already drew this turn (draw_mode = one_may_play): play the drawn card or pass"
     if not state._can_get_card():
-        return f"no card can be drawn: the stock is empty (stock_empty = {rules.stock_empty}); pass"
+        then = "pass" if A.PASS in state.legal_actions() else "play a card"
+        return f"no card can be drawn: the stock is empty (stock_empty = {rules.stock_empty}); {then}"
     if state._play_mask(state._cur) and not rules.may_draw_when_able_to_play:
         return "you can play, so you must (may_draw_when_able_to_play = off)"
     if rules.draw_mode == "up_to_n":
@@ -74,6 +75,9 @@ def _why_no_play(state: CrazyEightsState, card: int, named: int, announce: bool,
     name = card_name(card)
     if not (hand | (hand >> NUM_CARDS)) >> card & 1:
         return f"you hold no {name}"
+    if draw_two and state.rules.must_finish_on_eight and hand.bit_count() == 1:
+        return (f"you may go out only on a {rank_name(state._wild_rank_of(p))} (must_finish_on_eight = on): "
+                f"draw the penalty of {state._pending}")
     if draw_two:
         need = rank_name(state._d2) + (f" of {suit_name(state._follow)}" if state._top_wild else "")
         return f"a draw-two chain of {state._pending} is on you: play a {need} or draw the penalty"
@@ -87,7 +91,7 @@ def _why_no_play(state: CrazyEightsState, card: int, named: int, announce: bool,
     naming = state.rules.eight_names_suit
     if named != A.NO_SUIT and not wild:
         return f"{name} is not wild: only a {rank_name(state._wild_rank_of(p))} names a suit"
-    if wild and named == A.NO_SUIT and naming in ("required", "only_if_matching"):
+    if wild and named == A.NO_SUIT and naming in ("on", "only_if_matching"):
         return f"{name} is wild: name a suit, like 'play {name} name {suit_name(card_suit(card))}'"
     if wild and named != A.NO_SUIT and naming == "off":
         return f"a wild names no suit here (eight_names_suit = off): play it as 'play {name}'"

@@ -14,13 +14,13 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from referee.games.base import RuleSet, RulesError, Switch
+from referee.games.base import RuleSet, RulesError, Shorthand, Switch
 
 _RANKS = {"none": 0, "A": 1, "2": 2, "4": 4, "7": 7, "8": 8, "J": 11, "Q": 12}
 _RANK_TEXT = {v: k for k, v in _RANKS.items()}
 
 SWITCHES: tuple[Switch, ...] = (
-    Switch("max_players", 8, "most seats allowed (2 is always the least)", choices=(7, 8)),
+    Switch("players", "2-8", "seats allowed: 2-8 (PG-C8) or 2-7 (WP-C8, house)", choices=("2-8", "2-7")),
     Switch("decks", "auto", "packs: auto = 1, or 2 from `two_decks_from` players", choices=("auto", 1, 2)),
     Switch("two_decks_from", 6, "with decks = auto, the player count from which 2 packs are used", low=3, high=9),
     Switch("initial_hand_size", "auto", "cards dealt: auto = 7 with 2 players, else 5", choices=("auto", 5, 7, 8)),
@@ -36,7 +36,7 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("must_finish_on_eight", False, "a hand may only be won by playing the wild rank", choices=(True, False)),
     Switch("suit_changer_rank", "8", "the wild rank that is played on anything and names a suit", choices=("8", "A", "J", "7")),
     Switch("eight_must_match", False, "the wild card must itself follow rank or suit", choices=(True, False)),
-    Switch("eight_names_suit", "required", "required: a wild names a suit; optional: naming none keeps its own suit; off: the next player follows its own suit; only_if_matching: another suit may be named only when it followed the top card", choices=("required", "optional", "off", "only_if_matching")),
+    Switch("eight_names_suit", "on", "on: a wild names a suit; optional: naming none keeps its own suit; off: the next player follows its own suit; only_if_matching: another suit may be named only when it followed the top card", choices=("on", "optional", "off", "only_if_matching")),
     Switch("skip_rank", "none", "rank that skips the next player", choices=("none", "Q", "J", "A")),
     Switch("reverse_rank", "none", "rank that reverses the direction", choices=("none", "A", "4", "J")),
     Switch("reverse_two_players", "no_effect", "a reverse with 2 players: no effect, or acts as a skip", choices=("no_effect", "skip")),
@@ -58,6 +58,14 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("max_hands", 200, "loop guard: a match ends after this many hands whatever the scores", low=1, high=10000),
 )
 
+SHORTHANDS: tuple[Shorthand, ...] = (
+    Shorthand("special_cards", "the spec's special-card sets (B.3, B.5): none, or pagat_typical = Q skips, "
+              "A reverses, 2 draws two with stacking; the rank switches beside it win",
+              {"none": {"skip_rank": "none", "reverse_rank": "none", "draw_two_rank": "none"},
+               "pagat_typical": {"skip_rank": "Q", "reverse_rank": "A", "draw_two_rank": "2",
+                                 "draw_two_stacking": True}}),
+)
+
 PRESETS: Mapping[str, Mapping[str, Any]] = {
     "classic": {
         "decks": "auto", "two_decks_from": 6, "upcard_eight": "bury_and_redraw",
@@ -66,7 +74,7 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
         "match_end": "threshold", "match_target": "50xN",
     },
     "house": {
-        "max_players": 7, "two_decks_from": 6, "dealer": "low_card", "next_dealer": "winner",
+        "players": "2-7", "two_decks_from": 6, "dealer": "low_card", "next_dealer": "winner",
         "upcard_eight": "bury_and_redraw", "draw_mode": "one_may_play",
         "may_draw_when_able_to_play": False, "stock_empty": "pass", "skip_rank": "A",
         "multi_card_play": "skip_rank_only", "reverse_rank": "J", "reverse_two_players": "skip",
@@ -112,11 +120,12 @@ class CrazyEightsRules(RuleSet):
     """A validated Crazy Eights rule set (see :data:`SWITCHES` for every field's meaning)."""
 
     SWITCHES: ClassVar[tuple[Switch, ...]] = SWITCHES
+    SHORTHANDS: ClassVar[tuple[Shorthand, ...]] = SHORTHANDS
     PRESETS: ClassVar[Mapping[str, Mapping[str, Any]]] = PRESETS
     PRESET_HELP: ClassVar[Mapping[str, str]] = PRESET_HELP
     GAME: ClassVar[str] = "crazy-eights"
 
-    max_players: int = 8
+    players: str = "2-8"
     decks: Any = "auto"
     two_decks_from: int = 6
     initial_hand_size: Any = "auto"
@@ -132,7 +141,7 @@ class CrazyEightsRules(RuleSet):
     must_finish_on_eight: bool = False
     suit_changer_rank: str = "8"
     eight_must_match: bool = False
-    eight_names_suit: str = "required"
+    eight_names_suit: str = "on"
     skip_rank: str = "none"
     reverse_rank: str = "none"
     reverse_two_players: str = "no_effect"
@@ -183,7 +192,13 @@ class CrazyEightsRules(RuleSet):
             )
 
     def player_range(self) -> tuple[int, int]:
-        return 2, self.max_players
+        return 2, 7 if self.players == "2-7" else 8
+
+    def check_players(self, players: int) -> None:
+        if isinstance(players, int) and players == 8 and self.players == "2-7":
+            raise RulesError(f"players: 8 is not allowed for {self.GAME} preset {self.preset!r}; allowed: 2 to 7 "
+                             "(players = '2-7'); set the switch players = '2-8' for eight seats")
+        super().check_players(players)
 
     # --- derived values (computed once per match by the state) ---------------------------
 

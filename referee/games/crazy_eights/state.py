@@ -19,12 +19,14 @@ Engine decisions (documented to bot authors; spec items marked [ENGINE DECISION]
 
 * A pass counts towards a blocked hand only when the player drew nothing that turn; N passes
   in a row (every seat) block the hand. A hand reaching ``max_turns_per_hand`` turns is
-  blocked too, and scored as blocked.
+  blocked too, and scored as blocked. A match ends after ``max_hands`` hands (default 200)
+  whatever the totals, so that no rule set can play on for ever.
 * A card of the suit-changer rank scores 50 (8 = 50 in the standard game); 10, J, Q, K score
   10; Ace 1; the rest their face value.
 * A special card that empties its player's hand has no effect. A penalty the stock cannot
   supply lapses. A non-stacking draw (Queen in ``house``, QS draw five) makes the next player
-  draw at once and lose the turn.
+  draw at once and lose the turn; when the QS is also the skip rank, that lost turn is the
+  skip (the player after the drawer plays next).
 * ``multi_card_play``: after a play the player may play more cards of the same rank, then
   ``stop``; effects add up (two skips skip two players, two reverses cancel, two draw-twos
   make four) and apply when the turn ends. The "last card" flag is judged on the turn's last
@@ -94,6 +96,8 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
         return legal
 
     def apply(self, action: int) -> None:
+        if type(action) is not int:  # False == 0 == 0.0 would pass the membership test below
+            raise IllegalActionError(explain_illegal(self, action), action)
         legal = self._legal
         if legal is None:
             legal = self._legal = tuple(self._compute_legal())
@@ -171,6 +175,8 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
             twos = (self._hands[p] | (self._hands[p] >> NUM_CARDS)) & RANK_MASKS[self._d2]
             if self._top_wild:  # a wild draw-two (countdown): answer with a two of the named suit
                 twos &= SUIT_MASKS[self._follow]
+            if self.rules.must_finish_on_eight and self._hands[p].bit_count() == 1:
+                twos = 0  # a last card answering the chain would go out on a two, not on the wild rank
             out = [A.DRAW]
             self._add_plays(out, p, twos & FULL)
             return out
@@ -285,7 +291,7 @@ class CrazyEightsState(Table, MatchState[CrazyEightsRules]):
         if forced:
             got = self._draw_cards(nxt, forced)
             self._log("penalty_draw", nxt, cards=got)
-            skips += 1
+            skips = max(skips, 1)  # the drawer loses its turn: the same turn a skip card takes (QS as skip)
         self._pending += draw_two
         nxt = (nxt + skips * self._dir) % n
         self._fx = [0, 0, 0, 0]

@@ -128,8 +128,11 @@ class Table(TupleEventLog, abc.ABC):
         self._fx = [0, 0, 0, 0]  # skips, reverses, draw-two cards, forced draw
         size = self._hand_size(0) * players + 1
         if size > NUM_CARDS * self._decks:
+            fix = ("set 'decks' to 2" if self._decks == 1 else
+                   "two packs are the most: seat fewer players or deal fewer cards ("
+                   + ("countdown_start" if rules.variant == "countdown" else "initial_hand_size") + ")")
             raise RulesError(f"{players} players with {self._hand_size(0)} cards each need more "
-                        f"than {self._decks} pack(s); set 'decks' to 2")
+                             f"than {self._decks} pack(s); {fix}")
         self._dealer = self._first_dealer()
         self._deal()
 

@@ -111,7 +111,7 @@ def root_prune(state: CrazyEightsState, legal: Sequence[int]) -> list[int]:
     on choices that differ."""
     actions = prune(state, legal)
     rules = state.rules
-    if rules.eight_must_match or rules.eight_names_suit not in ("required", "optional"):
+    if rules.eight_must_match or rules.eight_names_suit not in ("on", "optional"):
         return actions
     wild = state._wr[state._cur]
     seen: set[int] = set()
