@@ -187,9 +187,12 @@ def make_set(cards: Sequence[int], meanings: Sequence[int], rules: MeldRules,
                 raise MeldError(f"{shown} is not a set of {word}s: the wild {card_name(card)} is "
                                 f"declared as {meaning!r}, but every card stands for the set's rank")
             continue
-        if card_rank(card) != rank or meaning != rank:
+        if card_rank(card) != rank:
             raise MeldError(f"{shown} is not a set of {word}s: {card_name(card)} is not a {word} "
                             f"and is not wild")
+        if meaning != rank:
+            raise MeldError(f"{shown} is not a set of {word}s: {card_name(card)} is not wild, so it "
+                            f"stands for itself: declare it as {rank}, the set's rank")
         per_suit[card_suit(card)] += 1
         if per_suit[card_suit(card)] > rules.decks:
             raise MeldError(f"{shown} is not a set: it holds {card_name(card)} "
@@ -287,15 +290,16 @@ def lay_off(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
 def _lay_off_set(meld: Meld, card: Card, meaning: int, rules: MeldRules) -> Meld:
     rank = meld.meanings[0]
     word = _rank_word(rank)
+    wild = is_wild(card, rules.wild_rank)
+    if not wild and card_rank(card) != rank:
+        raise MeldError(f"{card_name(card)} is not a {word} and is not wild, so it cannot "
+                        f"join the set of {word}s")
     if meaning != rank:
         raise MeldError(f"this is a set of {word}s: a card laid off on it stands for a {word}, so "
                         f"its meaning must be {rank}")
     if len(meld.cards) >= rules.set_max:
         raise MeldError(f"the set of {word}s is full ({rules.set_max} cards)")
-    if not is_wild(card, rules.wild_rank):
-        if card_rank(card) != rank:
-            raise MeldError(f"{card_name(card)} is not a {word} and is not wild, so it cannot "
-                            f"join the set of {word}s")
+    if not wild:
         if natural_suit_count(meld, card_suit(card), rules.wild_rank) >= rules.decks:
             raise MeldError(f"the set of {word}s already holds {card_name(card)}")
     return meld._replace(cards=set_order(meld.cards + (card,), rules.wild_rank),

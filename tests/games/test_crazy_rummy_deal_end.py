@@ -12,6 +12,7 @@ from rummy_helpers import HANDS, C, c, match, names, play, position, refused, ru
 
 from referee.games import IllegalActionError
 from referee.games.crazy_rummy import actions as A
+from referee.games.crazy_rummy.actions import RummyAction
 from referee.games.crazy_rummy.state import CrazyRummyState
 
 
@@ -250,6 +251,41 @@ def test_reclaimed_wild_must_be_used_refuses_an_exchange_with_nowhere_to_go() ->
     play(state, "draw stock")
     refused(state, "exchange 7H for 3C on meld 0", "no meld on the table has room for it")
     assert not any(a.kind == A.EXCHANGE for a in state.legal_actions())
+
+
+def test_reclaimed_wild_may_go_into_a_new_meld_later_in_the_turn() -> None:
+    """The variant asks for the wild back on the table *in the same turn* (spec A.4): other
+    table actions may come first, and a new meld from the hand is as good as a lay-off."""
+    ruleset = rules(reclaimed_wild_must_be_used=True)
+    # 2s are wild; every meld on the table is full, so the wild can only go into a new meld
+    hands = ["9S 8C 8D KH QH", "3C 4C 6D 7D", "3S 4S 8S 10S"]
+    state = position(hands, ruleset=ruleset, melds=("set 9C 9D 9H 2C*=9", "set 5C 5D 5H 5S"),
+                     owners=(1, 0), stock_top=C("JC"))
+    play(state, "draw stock", "exchange 9S for 2C on meld 0")
+    assert state.view(0)["must_place"] == c("2C")
+    assert RummyAction(A.MELD_SET, (c("8C"), c("8D"), c("2C")), (8, 8, 8)) in state.legal_actions()
+    refused(state, "end table", "2C, the wild you took by exchange, must go back on the table this turn")
+    play(state, "meld set 8C 8D 2C*=8", "end table", "discard KH")
+    # other melds first, the wild last
+    hands = ["9S 3H 4H 5H KH QH", "3C 4C 6D 7D", "3S 4S 10S JS"]
+    state = position(hands, ruleset=ruleset, melds=("set 9C 9D 9H 2C*=9", "run 6S 7S 8S"), owners=(1, 0),
+                     stock_top=C("JC"))
+    play(state, "draw stock", "exchange 9S for 2C on meld 0", "meld run 3H 4H 5H")
+    assert state.view(0)["must_place"] == c("2C")
+    play(state, "lay off 2C*=6H on run 2", "end table", "discard KH")
+
+
+def test_reclaimed_wild_refuses_an_action_that_would_strand_it() -> None:
+    ruleset = rules(reclaimed_wild_must_be_used=True)
+    hands = ["QH 9S 5D", "4C 5S 6C 8D 10D JD", "4S 8S 10S JC"]  # 3s are wild in deal 3
+    state = position(hands, ruleset=ruleset, deal_number=3, stock_top=C("KC"),
+                     melds=("set QS QD QC 3D*=Q", "set 9C 9D 9H"), owners=(1, 0))
+    play(state, "draw stock", "exchange QH for 3D on meld 0")  # the set of 9s has room for the wild
+    # filling that room with 9S would leave 3D nowhere to go (5D KC 3D make no meld)
+    refused(state, "lay off 9S on set 1", "must go back on the table this turn",
+            "after this action it could not: no meld on the table has room for it")
+    assert all(c("3D") in a.cards for a in state.legal_actions())
+    play(state, "lay off 3D*=9 on set 1", "end table", "discard KC")
 
 
 # --- wrong phases and malformed actions -------------------------------------------------------------------

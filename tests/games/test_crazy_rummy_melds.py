@@ -231,3 +231,18 @@ def test_every_listed_lay_off_and_exchange_applies(hand: list[int], wild_rank: i
                 except MeldError:
                     continue
                 assert LayOff(card, meaning, index) in find_lay_offs(hand, table, rules)
+
+
+def test_set_errors_name_the_real_fault() -> None:
+    """A natural of another rank is named as such, whatever meaning it was given; a natural of
+    the right rank with another meaning is told it stands for itself."""
+    sevens = make_set(C("7C 7D 7H"), [7, 7, 7], TWOS)
+    for meaning in (7, 9):
+        with pytest.raises(MeldError, match="^9S is not a 7 and is not wild, so it cannot join the set of 7s$"):
+            lay_off(sevens, c("9S"), meaning, TWOS)
+    with pytest.raises(MeldError, match="its meaning must be 7"):
+        lay_off(sevens, c("2S"), 9, TWOS)  # a wild: only its meaning is wrong
+    with pytest.raises(MeldError, match="9H is not wild, so it stands for itself: declare it as 9"):
+        make_set(C("9C 9D 9H"), [9, 9, 8], TWOS)
+    with pytest.raises(MeldError, match="KS is not a 9 and is not wild"):
+        make_set(C("9C 9D KS"), [9, 9, 8], TWOS)

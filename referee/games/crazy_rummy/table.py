@@ -15,9 +15,13 @@ Turn rules checked here (spec A.3 rules 12-18, with the engine's decisions):
 * the one-card turn (rule 18): only one lay-off, after which the turn moves to the discard;
 * ``discard_take_must_meld``: the card taken from the discard pile must be the next card put on
   the table, by a meld holding it or a lay-off (an exchange does not count) [ENGINE DECISION];
-* ``reclaimed_wild_must_be_used``: the wild taken by an exchange must be the next card put on
-  the table; so that this is always possible, an exchange is refused unless the wild could be
-  laid off right after it (a meld with room, and a card left to discard) [ENGINE DECISION];
+* ``reclaimed_wild_must_be_used``: the wild taken by an exchange must go back on the table in
+  the same turn (a meld holding it, or a lay-off), before ``end_table``; other table actions
+  may come first. So that a turn never reaches a dead end, an exchange, and any table action
+  taken while the wild is still in hand, is refused unless the wild could still be placed
+  after it (a meld on the table with room, or a new meld the hand can make with it, and a card
+  left to discard); one reclaimed wild at a time: no second exchange before the first wild is
+  placed [ENGINE DECISION];
 * ``may_discard_card_just_taken = off``: no table action may leave the hand holding only the
   card just taken from the discard pile, since it could then not discard.
 """
@@ -126,8 +130,12 @@ def plan_table_action(state: CrazyRummyState, action: RummyAction) -> TablePlan:
             f"a final discard is always required: this {what} would leave your hand empty", action
         )
     must = state._must_place
-    if must >= 0 and (must not in plan.placed or kind == EXCHANGE):
-        raise _illegal(must_text(state), action)
+    if must >= 0 and must not in plan.placed:
+        if kind == EXCHANGE or state._must_why == MUST_TAKEN:
+            raise _illegal(must_text(state), action)
+        stuck = _wild_stuck(state, _melds_after(state, plan), plan.hand, must)
+        if stuck:
+            raise _illegal(f"{must_text(state)}; after this action it could not: {stuck}", action)
     if not discard_possible(state, plan.hand, plan.placed):
         raise _illegal(
             f"this would leave you only {card_name(state._drawn)}, the card you took from the "
@@ -141,7 +149,7 @@ def must_text(state: CrazyRummyState) -> str:
     if state._must_why == MUST_TAKEN:
         return (f"{card}, taken from the discard pile, must go on the table first "
                 f"(discard_take_must_meld = on): meld it or lay it off")
-    return (f"{card}, the wild you took by exchange, must go back on the table first "
+    return (f"{card}, the wild you took by exchange, must go back on the table this turn "
             f"(reclaimed_wild_must_be_used = on): meld it or lay it off")
 
 
@@ -228,20 +236,44 @@ def _plan_exchange(state: CrazyRummyState, action: RummyAction) -> TablePlan:
 
 def _check_reclaim_room(state: CrazyRummyState, action: RummyAction, hand: list[int],
                         new: Meld, wild: int) -> None:
-    """Refuse an exchange whose wild could not be laid off at once (no dead end)."""
+    """Refuse an exchange whose wild could not go back on the table this turn (no dead end)."""
     melds = list(state._melds)
     melds[action.target] = new
+    stuck = _wild_stuck(state, melds, hand, wild)
+    if stuck:
+        raise _illegal(f"with reclaimed_wild_must_be_used = on the wild must go back on the table this "
+                       f"turn, and {card_name(wild)} could not: {stuck}", action)
+
+
+def _melds_after(state: CrazyRummyState, plan: TablePlan) -> list[Meld]:
+    melds = list(state._melds)
+    if plan.meld_index < 0:
+        melds.append(plan.meld)
+    else:
+        melds[plan.meld_index] = plan.meld
+    return melds
+
+
+def _wild_stuck(state: CrazyRummyState, melds: Sequence[Meld], hand: list[int], wild: int) -> str:
+    """Why ``wild`` (in ``hand``) could not go on the table next, in words; empty if it could:
+    laid off on a meld with room, or in a new meld the hand can make with it, either way
+    leaving a card the player may discard."""
     rest = list(hand)
     rest.remove(wild)
-    fits = any(room(m, state._meld_rules) > 0 for m in melds)
-    if not rest or not fits or not discard_possible(state, rest, ()):
-        raise _illegal(
-            f"with reclaimed_wild_must_be_used = on the wild must go back on the table at once, "
-            f"and {card_name(wild)} could not: "
-            + ("you would have no card left to discard" if not rest else
-               "no meld on the table has room for it" if not fits else
-               "you would be left only the card you may not discard"), action
-        )
+    if not rest:
+        return "you would have no card left to discard"
+    rules = state._meld_rules
+    if any(room(m, rules) > 0 for m in melds) and discard_possible(state, rest, (wild,)):
+        return ""
+    for meld in find_melds(hand, rules, leave=1, must_include=wild):
+        left = list(hand)
+        for card in meld.cards:
+            left.remove(card)
+        if discard_possible(state, left, meld.cards):
+            return ""
+    if not discard_possible(state, rest, (wild,)):
+        return "you would be left only the card you may not discard"
+    return "no meld on the table has room for it, and the hand makes no new meld with it"
 
 
 def can_place(state: CrazyRummyState, card: int) -> bool:
@@ -264,14 +296,17 @@ def list_table_actions(state: CrazyRummyState) -> list[RummyAction]:
     found: set[RummyAction] = set()
     if must < 0:
         found.add(RummyAction(END_TABLE))
+    # a reclaimed wild may wait while other cards go down (each checked to leave it a place);
+    # a card taken from the discard pile must be the next one placed
+    only = must if must >= 0 and state._must_why == MUST_TAKEN else None
     opened = state._opened[state._cur]
     if not state._one_card:
-        for meld in find_melds(hand, rules, leave=1, must_include=must if must >= 0 else None):
+        for meld in find_melds(hand, rules, leave=1, must_include=only):
             kind = MELD_SET if meld.kind == SET else MELD_RUN
             found.add(RummyAction(kind, meld.cards, meld.meanings))
     if opened:
         for lay in find_lay_offs(hand, state._melds, rules, leave=1):
-            if must < 0 or lay.card == must:
+            if only is None or lay.card == only:
                 kind = LAY_OFF_SET if state._melds[lay.meld].kind == SET else LAY_OFF_RUN
                 found.add(RummyAction(kind, (lay.card,), (lay.meaning,), lay.meld))
     if opened and must < 0 and state._drawn >= 0 and not state._one_card:
@@ -284,7 +319,9 @@ def _passes_turn_rules(state: CrazyRummyState, action: RummyAction) -> bool:
     """The cheap turn-level filters the finder does not know (the finder's melds are valid)."""
     if action.kind == END_TABLE:
         return True
-    if state.rules.reclaimed_wild_must_be_used and action.kind == EXCHANGE:
+    must = state._must_place
+    if (state.rules.reclaimed_wild_must_be_used and action.kind == EXCHANGE) or (
+            must >= 0 and must not in action.cards):
         try:
             plan_table_action(state, action)
         except IllegalActionError:
