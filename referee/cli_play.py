@@ -93,9 +93,12 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
          decision_ms: int, bank_ms: int, max_strikes: int, bot_cpus: float | None, bot_memory: str | None,
          bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
+    from referee.cli_output import check_writable
     from referee.replay import write_replay
     from referee.sandbox.base import SandboxError
 
+    if replay_path is not None:
+        check_writable(replay_path, "--replay")
     try:
         config = MatchConfig(game, preset, seed, _overrides(sets),
                              Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
@@ -104,12 +107,16 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
         result = asyncio.run(play_match(config, list(bots), kind, limits))
     except (RulesError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
-    if replay_path is not None:
-        write_replay(replay_path, result.replay)
-    if as_json:
+    if as_json:  # the result first: a replay that cannot be written must not hide it
         click.echo(json.dumps(result.summary_json(), indent=1))
     else:
         click.echo(standings_text(result))
+    if replay_path is not None:
+        try:
+            write_replay(replay_path, result.replay)
+        except OSError as err:
+            raise click.ClickException(f"--replay {replay_path}: the match was played but its replay could not "
+                                       f"be written ({err.strerror or err})") from None
 
 
 def _sandbox_kind(asked: str | None, bots: list[Path]) -> str:

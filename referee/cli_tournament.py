@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from referee.cli_limits import container_limit_options, limits_from_flags
+from referee.cli_output import write_output
 
 if TYPE_CHECKING:
     from referee.sandbox.base import BotSpec
@@ -70,9 +71,9 @@ def ratings(db: Path, as_json: bool, csv_path: Path | None, full_json: Path | No
 
     _, table = _load(db, samples, bootstrap_seed, anchor)
     if csv_path is not None:
-        csv_path.write_text(csv_text(table))
+        write_output(csv_path, csv_text(table), "--csv")
     if full_json is not None:
-        full_json.write_text(json.dumps(table.to_json(), indent=1) + "\n")
+        write_output(full_json, json.dumps(table.to_json(), indent=1) + "\n", "--full-json")
     if as_json:
         click.echo(json.dumps(rows(table), indent=1))
     else:
@@ -91,7 +92,7 @@ def report(db: Path, out: Path, samples: int, bootstrap_seed: int, anchor: str |
     from referee.tournament.report import html_report
 
     config, table = _load(db, samples, bootstrap_seed, anchor)
-    out.write_text(html_report(table, config), encoding="utf-8")
+    write_output(out, html_report(table, config), "--out")
     click.echo(f"wrote {out}")
 
 
@@ -139,7 +140,7 @@ def usable_cores() -> int:
 @click.option("--gauntlet", "challenger", help="Gauntlet mode: this bot against the rest of the field.")
 @click.option("--decision-ms", type=click.IntRange(1, 600_000), help="Time per decision (match loop default).")
 @click.option("--bank-ms", type=click.IntRange(0, 3_600_000), help="Time bank per seat and match.")
-@click.option("--max-strikes", type=click.IntRange(1), help="Failures before the fallback keeps the seat.")
+@click.option("--max-strikes", type=click.IntRange(1, 1_000_000), help="Failures before the fallback keeps the seat.")
 @container_limit_options
 @click.option("--replays", "replay_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each match's replay into this directory.")
@@ -165,7 +166,8 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
 
     from referee.sandbox.base import BotSpec, SandboxError
     from referee.tournament.config import ConfigError, TournamentConfig
-    from referee.tournament.runner import matches_so_far, run_tournament, tournament_options
+    from referee.tournament.runner import clocks_of, matches_so_far, run_tournament, tournament_options
+    from referee.tournament.schedule import Schedule
     from referee.tournament.store import StoreError, TournamentStore
 
     try:
@@ -179,8 +181,17 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
             options=tournament_options(specs, decision_ms, bank_ms, max_strikes, limits), deal_key=deal_key,
         )
         _check_rules(config)
+        # everything a config can be refused for, before --db is written: a refused run must
+        # leave no store behind that neither a new run nor --resume could use
+        Schedule.from_config(config)
+        clocks_of(config)
     except (SandboxError, ConfigError, ValueError) as err:
         raise click.ClickException(str(err)) from None
+    if replay_dir is not None:
+        try:
+            replay_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise click.ClickException(f"--replays {replay_dir}: cannot create it ({err.strerror or err})") from None
 
     cores = usable_cores()
     if concurrency > cores:

@@ -47,6 +47,8 @@ def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[
 
 
 def write_replay(path: Path, replay: Mapping[str, Any]) -> None:
+    """Write ``replay`` as JSON, making its folder if needed; :raises OSError: if it cannot."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(replay, indent=1) + "\n")
 
 

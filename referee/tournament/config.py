@@ -112,6 +112,8 @@ class TournamentConfig:
 
         :raises ConfigError: naming the bad value and what is allowed.
         """
+        if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):  # "ab" would be bots a and b
+            raise ConfigError(f"bots: {bots!r} is not allowed; give a list of bot names")
         config = cls(
             game=game,
             rules=rules,

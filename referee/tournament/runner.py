@@ -41,6 +41,7 @@ import collections
 import dataclasses
 import hashlib
 import itertools
+import json
 import logging
 import tempfile
 from functools import partial
@@ -331,14 +332,22 @@ async def _play(
                 pool.release(bot)
     # From here to the group's commit nothing awaits: a Ctrl-C cannot split them.
     replay: str | None = None
-    if replay_dir is not None:
-        path = replay_dir / f"{match.match_id}.json"
+    if replay_dir is not None:  # named per tournament: match ids repeat across tournaments
+        path = (replay_dir / f"{replay_prefix(config)}-{match.match_id}.json").resolve()
         write_replay(path, played.replay)
         replay = str(path)
     result = to_result(match, played, replay)
     store.record_pending(result)
     played_one()
     return result
+
+
+def replay_prefix(config: TournamentConfig) -> str:
+    """A short name for the tournament's replay files (a digest of its whole config, deal key
+    included), so that two tournaments writing to one ``--replays`` folder never overwrite each
+    other's matches."""
+    text = json.dumps(config.to_json(), sort_keys=True)
+    return "t" + hashlib.blake2b(text.encode(), digest_size=5).hexdigest()
 
 
 def tournament_options(

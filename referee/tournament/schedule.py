@@ -118,6 +118,8 @@ class Schedule:
                 f"tables {wanted} is more than the {full} distinct tables of {len(config.bots)} bots "
                 f"at size {config.table_size}; play more deal groups instead"
             )
+        if wanted is not None:
+            _check_everyone_plays(config, wanted)
         if wanted is None:
             wanted = full if full <= MAX_FULL_TABLES else None
         design_seed = derive_seed(config.seed, "design")
@@ -199,10 +201,24 @@ def balanced_table_count(n: int, k: int) -> int:
     """
     if k >= n:
         return 1
+    if k == 1:  # a heads-up gauntlet's opponents: each once
+        return n
     count = max(n, math.ceil(2 * math.comb(n, 2) / math.comb(k, 2)))
     while (count * k) % n:
         count += 1
     return count
+
+
+def _check_everyone_plays(config: TournamentConfig, tables: int) -> None:
+    """Refuse a table count too small to seat every bot at least once (it would be left out of
+    the leaderboard without a word)."""
+    k, n = config.table_size, len(config.bots)
+    seats, field = (k - 1, n - 1) if config.mode == "gauntlet" else (k, n)
+    least = math.ceil(field / seats)
+    if tables < least:
+        who = "opponent" if config.mode == "gauntlet" else "bot"
+        raise ConfigError(f"tables {tables} cannot seat every {who}: {field} {who}s at {seats} per table need at "
+                          f"least {least} tables")
 
 
 def _design(bots: Sequence[str], k: int, count: int | None, seed: int) -> tuple[tuple[str, ...], ...]:
@@ -210,7 +226,7 @@ def _design(bots: Sequence[str], k: int, count: int | None, seed: int) -> tuple[
     full = math.comb(len(bots), k)
     if count is None:
         count = min(full, balanced_table_count(len(bots), k))
-    if count >= full or k == 1:
+    if count >= full:
         return tuple(tuple(t) for t in itertools.combinations(bots, k))
     rng = np.random.default_rng(seed)
     tables = _greedy(len(bots), k, count, rng)

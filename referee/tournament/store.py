@@ -112,6 +112,10 @@ class TournamentStore:
         exists = path.exists() and path.stat().st_size > 0
         if resume and not exists:
             raise StoreError(f"cannot resume: {path} does not exist; run without --resume to start it")
+        try:  # a fresh checkout has no out/: make the folder rather than fail on it
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StoreError(f"cannot create the folder of {path} ({err.strerror or err})") from None
         db = _connect(path)
         try:
             stored = _stored_config(db, path) if exists else None
@@ -119,7 +123,11 @@ class TournamentStore:
                 if resume:
                     raise StoreError(f"cannot resume: {path} holds no tournament; run without --resume")
                 config = config.with_deal_key()
-                _create(db, config)
+                try:
+                    _create(db, config)
+                except sqlite3.IntegrityError:  # another run created it between our look and our write
+                    raise StoreError(f"{path} already holds a tournament, created by another run just now; pass "
+                                     "--resume to continue it, or choose another --db file") from None
                 return cls(db, path, config)
             if not resume:
                 raise StoreError(

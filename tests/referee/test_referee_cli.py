@@ -13,7 +13,7 @@ from referee_support import SAMPLES
 
 def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp_path):
     runner = CliRunner()
-    replay = tmp_path / "match.json"
+    replay = tmp_path / "out" / "new" / "match.json"  # a folder that does not exist yet is made
     args = ["play", "--game", "crazy-eights", "--rules", "house", "--bot", str(SAMPLES / "greedy"),
             "--bot", str(SAMPLES / "random"), "--bot", str(SAMPLES / "random"), "--seed", "12",
             "--replay", str(replay), "--json", "--sandbox", "process"]
@@ -48,3 +48,13 @@ def test_play_prints_standings_and_names_bad_input():
     missing = runner.invoke(main, ["play", "--game", "crazy-eights", "--rules", "classic", "--bot", "/nonexistent",
                                    "--bot", str(SAMPLES / "random"), "--seed", "1", "--sandbox", "process"])
     assert missing.exit_code != 0
+
+
+def test_a_replay_path_that_cannot_be_written_is_refused_before_the_match(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file, not a folder")
+    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot",
+                                    str(SAMPLES / "random"), "--bot", str(SAMPLES / "greedy"), "--seed", "3",
+                                    "--sandbox", "process", "--replay", str(blocked / "m.json")])
+    assert out.exit_code == 1 and "place  seat  bot" not in out.output  # refused before playing
+    assert f"--replay {blocked / 'm.json'}: cannot create its folder" in out.output

@@ -81,6 +81,31 @@ def test_cli_errors_are_clear(tmp_path: Path) -> None:
     assert out.exit_code != 0 and "no completed deal group yet" in out.output
 
 
+def test_outputs_go_into_new_folders_and_a_refused_tournament_leaves_no_database(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    fill(db, groups=2)
+    html = tmp_path / "new" / "r.html"
+    made = CliRunner().invoke(main, ["report", "--db", str(db), "--out", str(html)])
+    assert made.exit_code == 0 and html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    table = tmp_path / "also" / "new" / "t.csv"
+    assert CliRunner().invoke(main, ["ratings", "--db", str(db), "--csv", str(table)]).exit_code == 0
+    assert table.read_text().startswith("rank,")
+    blocked = tmp_path / "file"
+    blocked.write_text("a file, not a folder")
+    refused = CliRunner().invoke(main, ["report", "--db", str(db), "--out", str(blocked / "r.html")])
+    assert refused.exit_code == 1 and "--out" in refused.output and "cannot create its folder" in refused.output
+    # a flag the schedule refuses must not leave a --db behind that neither a new run nor --resume could use
+    bots = [str(Path(__file__).resolve().parents[2] / "sample_bots" / b) for b in ("random", "greedy")]
+    fresh = tmp_path / "fresh.sqlite"
+    args = ["tournament", "--game", "crazy-eights", "--rules", "classic", "--table-size", "2", "--bots", *bots,
+            "--deal-groups", "1", "--seed", "1", "--db", str(fresh), "--sandbox", "process", "--quiet"]
+    for flag, words in ((["--tables", "5"], "more than the 1 distinct tables"),
+                        (["--max-strikes", "2000000"], "not in the range 1<=x<=1000000")):
+        out = CliRunner().invoke(main, [*args, *flag])
+        assert out.exit_code != 0 and words in out.output, out.output
+        assert not fresh.exists()
+
+
 def test_colours_and_plot() -> None:
     assert los_colour(0.5) == "#ffffff"
     assert los_colour(1.0) == "#64c864" and los_colour(0.0).startswith("#f0")

@@ -20,7 +20,7 @@ import pytest
 
 from referee.sandbox.base import BotSpec
 from referee.tournament.config import ConfigError, TournamentConfig
-from referee.tournament.runner import check_bots, tournament_options
+from referee.tournament.runner import check_bots, replay_prefix, tournament_options
 from referee.tournament.store import TournamentStore
 
 from known_bots import BOTS
@@ -225,10 +225,17 @@ def test_failures_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> Non
         options=tournament_options(list(specs.values()), None, None, None),
     )
     seen: list[int] = []
+    replays = tmp_path / "replays"
     with TournamentStore.open(tmp_path / "t.sqlite", config) as store:
-        played = asyncio.run(run_tournament(store, specs, on_progress=lambda p: seen.append(p.groups_done)))
+        played = asyncio.run(run_tournament(store, specs, replay_dir=replays,
+                                            on_progress=lambda p: seen.append(p.groups_done)))
         results = store.results()
+        prefix = replay_prefix(store.config)
     assert played == 4 and seen == [1, 2] and len(results) == 4
+    for result in results:  # named per tournament (match ids repeat across tournaments), stored absolute
+        assert result.replay is not None and Path(result.replay).is_absolute()
+        assert Path(result.replay).name == f"{prefix}-{result.match_id}.json"
+        assert json.loads(Path(result.replay).read_text())["seed"] == result.seed
     for result in results:
         crash_seat = result.seats.index("crash")
         assert result.status == "forfeit" and result.places[crash_seat] == 2

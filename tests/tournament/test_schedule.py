@@ -136,6 +136,23 @@ def test_too_many_tables_is_refused() -> None:
         Schedule.from_config(make(5, 3, tables=11))
 
 
+@pytest.mark.parametrize(("config", "message"), [
+    (dict(n=10, k=2, tables=3), "tables 3 cannot seat every bot: 10 bots at 2 per table need at least 5 tables"),
+    (dict(n=5, k=2, mode="gauntlet", challenger="bot00", tables=2),
+     "tables 2 cannot seat every opponent: 4 opponents at 1 per table need at least 4 tables"),
+])
+def test_a_table_count_that_leaves_a_bot_out_is_refused(config: dict[str, object], message: str) -> None:
+    n, k = config.pop("n"), config.pop("k")
+    with pytest.raises(ConfigError, match=message):
+        Schedule.from_config(make(n, k, **config))  # type: ignore[arg-type]
+    assert len(Schedule.from_config(make(10, 2, tables=5)).tables) == 5  # the least that seats all: fine
+
+
+def test_bots_must_be_a_list_of_names() -> None:
+    with pytest.raises(ConfigError, match="bots: 'strong' is not allowed; give a list of bot names"):
+        TournamentConfig.from_json({**make(3, 2).to_json(), "bots": "strong"})
+
+
 def test_config_round_trips_through_json() -> None:
     config = make(5, 3, rule_overrides={"draw": "one"}, options={"decision_ms": 200})
     assert TournamentConfig.from_json(config.to_json()) == config

@@ -1,0 +1,31 @@
+"""Output files of the CLI (a replay, a report, a CSV): folders made, failures in words.
+
+Why: a fresh checkout has no ``out/``, and the README's commands write there; a missing folder
+must neither lose a match that was played nor end in a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Make the folder of ``path`` before the work starts, so a bad path fails in seconds, not
+    after a match; :raises click.ClickException: naming the option and why."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise click.ClickException(f"{option} {path}: cannot create its folder ({err.strerror or err})") from None
+    if path.is_dir():
+        raise click.ClickException(f"{option} {path}: is a folder; give a file name")
+
+
+def write_output(path: Path, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` (folder made); :raises click.ClickException: naming why not."""
+    check_writable(path, option)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise click.ClickException(f"{option} {path}: cannot write it ({err.strerror or err})") from None
