@@ -22,11 +22,12 @@ from referee.sandbox.base import SandboxError
 
 DOCKERFILE_TEMPLATE = """\
 # A Talon bot image: Talon's base image (Debian's python3 with the SDK, user 'bot') plus
-# this bot. It is built with no network, so everything the bot needs must be in this
+# this whole directory, in /bot. It is built with no network and has no pip, so everything
+# the bot needs (its other modules, pure-Python packages, data files) must be in this
 # directory. Build and check it with: talon bot build .
 ARG TALON_BASE=talon/bot-base:latest
 FROM ${TALON_BASE}
-COPY bot.py /bot/bot.py
+COPY . /bot/
 USER bot
 CMD ["python3", "bot.py"]
 """

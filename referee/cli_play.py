@@ -33,11 +33,14 @@ def _overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str,
-                     limits: Mapping[str, Any] | None = None) -> MatchResult:
+                     limits: Mapping[str, Any] | None = None,
+                     keep_logs: list[tuple[str, str]] | None = None) -> MatchResult:
     """One match between the bots in ``bots`` on a private referee; returns its result.
-    ``limits``: container limits as a tournament's options (see :mod:`referee.cli_limits`)."""
+    ``limits``: container limits as a tournament's options (see :mod:`referee.cli_limits`);
+    ``keep_logs``: if given, gets ``(bot name, output)`` per bot as the match stops it."""
     from referee.match import BotSeat, run_match
     from referee.sandbox.base import BotSpec, Sandbox
+    from referee.sandbox.keep_logs import KeepLogs
     from referee.server import RefereeService, ServiceConfig
 
     specs = [BotSpec.from_dir(b) for b in bots]
@@ -52,10 +55,14 @@ async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str,
                 from referee.sandbox.process import ProcessSandbox
 
                 sandbox = ProcessSandbox()
+            keeper = KeepLogs(sandbox) if keep_logs is not None else None
             try:
-                return await run_match(config, [BotSeat(s) for s in specs], service=service, sandbox=sandbox)
+                return await run_match(config, [BotSeat(s) for s in specs], service=service,
+                                       sandbox=keeper or sandbox)
             finally:
                 await sandbox.close()
+                if keeper is not None and keep_logs is not None:
+                    keep_logs.extend(keeper.kept)
 
 
 def standings_text(result: MatchResult) -> str:
@@ -88,29 +95,38 @@ def standings_text(result: MatchResult) -> str:
 @container_limit_options
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the replay (JSON) here.")
+@click.option("--bot-logs", "logs_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write what each bot printed (stdout and stderr, the last 64 KiB) into this folder, one "
+                   "file per bot in the order they stopped; the SDK's first line names the seat.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str | None,
          decision_ms: int, bank_ms: int, max_strikes: int, bot_cpus: float | None, bot_memory: str | None,
-         bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, as_json: bool) -> None:
+         bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, logs_dir: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
-    from referee.cli_output import check_writable
+    from referee.cli_output import check_writable, write_output
     from referee.replay import write_replay
     from referee.sandbox.base import SandboxError
 
     if replay_path is not None:
         check_writable(replay_path, "--replay")
+    if logs_dir is not None:
+        check_writable(logs_dir / "x.log", "--bot-logs")
+    kept: list[tuple[str, str]] | None = [] if logs_dir is not None else None
     try:
         config = MatchConfig(game, preset, seed, _overrides(sets),
                              Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
         kind = _sandbox_kind(sandbox_kind, list(bots))
         limits = limits_from_flags(bot_cpus, bot_memory, bot_pids, bot_runtime, kind)
-        result = asyncio.run(play_match(config, list(bots), kind, limits))
+        result = asyncio.run(play_match(config, list(bots), kind, limits, kept))
     except (RulesError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
     if as_json:  # the result first: a replay that cannot be written must not hide it
         click.echo(json.dumps(result.summary_json(), indent=1))
     else:
         click.echo(standings_text(result))
+    if logs_dir is not None and kept is not None:
+        for number, (name, text) in enumerate(kept, 1):
+            write_output(logs_dir / f"{number}-{name}.log", text, "--bot-logs")
     if replay_path is not None:
         try:
             write_replay(replay_path, result.replay)

@@ -62,7 +62,8 @@ def rules(game: str | None, as_json: bool) -> None:
             switches.add_column(col, overflow="fold")
         cls = rules_class(table["game"])
         for sw in cls.SWITCHES:
-            switches.add_row(sw.name, str(sw.default), sw.allowed(), sw.help)
+            default = ("on" if sw.default else "off") if isinstance(sw.default, bool) else str(sw.default)
+            switches.add_row(sw.name, default, sw.allowed(), sw.help)
         for sh in cls.SHORTHANDS:
             switches.add_row(sh.name, "(the preset's)", sh.allowed(), "shorthand: " + sh.help)
         console.print(switches)

@@ -231,7 +231,9 @@ class _Match:
             for seat in [s for s in waiting if s.handle is not None and not s.handle.is_alive()]:
                 waiting.remove(seat)
                 await self._fail(seat, FailureKind.CRASHED,
-                                 "crashed: the bot exited before connecting" + _log_tail(seat.handle), takeover=True)
+                                 "crashed: the bot exited before connecting"
+                                 + (_log_tail(seat.handle) or " (no output: does bot.py call run(YourBot)?)"),
+                                 takeover=True)
             if waiting:  # on at the first connection; every 10 ms to see whether a bot died
                 await _any_set([s.link.connected for s in waiting], 0.01)
         for seat in waiting:
@@ -329,7 +331,9 @@ class _Match:
         while handle is not None and handle.is_alive() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         if handle is not None and not handle.is_alive():
-            return FailureKind.CRASHED, f"crashed: the bot's process exited ({why})" + _log_tail(handle)
+            tail = _log_tail(handle)  # a traceback says why; else the stream's end may (a refused message)
+            cause = "" if "Traceback (most recent call last)" in _logs(handle) else f" ({why})"
+            return FailureKind.CRASHED, f"crashed: the bot's process exited before the match ended{cause}" + tail
         return FailureKind.CRASHED, f"crashed: the bot disconnected ({why})"
 
     async def _fail(self, seat: _Seat, kind: FailureKind, words: str, request_id: int = 0,
@@ -423,14 +427,28 @@ def _complete(state: MatchState[Any]) -> bool:
     return state.game == "crazy-eights" or getattr(state, "phase", "") != "table"
 
 
-def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:
+def _logs(handle: BotHandle | None) -> str:
     if handle is None:
         return ""
     try:
-        text = handle.logs().strip()
+        return handle.logs()
     except Exception:  # noqa: BLE001 - logs are a courtesy in an error message
         return ""
-    return f"; last output: {text[-limit:]!r}" if text else ""
+
+
+def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:
+    """The end of a bot's output for a failure message: whole lines (a traceback's last line
+    says what happened), joined on one line, at most about ``limit`` characters."""
+    text = _logs(handle)
+    lines = [line.strip() for line in text.splitlines() if line.strip().strip("^~")]  # no caret lines
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        if kept and size + len(line) > limit:
+            break
+        kept.append(line if len(line) <= limit else "..." + line[-limit:])
+        size += len(line) + 3
+    return "; last output: " + " | ".join(reversed(kept)) if kept else ""
 
 
 def _json(value: Any) -> str:

@@ -21,7 +21,8 @@ class Bot(abc.ABC):
     """Base class of a bot: subclass it and implement :meth:`decide`."""
 
     name: str = ""
-    """Shown in logs and standings; defaults to the class name."""
+    """Sent to the referee in the Hello and shown in the bot's own logs; defaults to the class name.
+    (Standings name a bot by its directory.)"""
 
     @abc.abstractmethod
     def decide(self, view: Any) -> Any:

@@ -106,19 +106,33 @@ class RummyView:
                            bool(self.switches.get("allow_all_wild_melds", True)))
 
     def meld_options(self) -> list[RummyAction]:
-        """New melds the hand can lay down now (keeping a card to discard)."""
-        return [meld_action(m) for m in M.find_melds(self.hand, self.meld_rules())]
+        """New melds the hand can lay down now (keeping a card to discard); while a card must go
+        on the table (``must_place``), only melds holding it; none on a one-card turn."""
+        if self.one_card_turn:
+            return []
+        return [meld_action(m) for m in M.find_melds(self.hand, self.meld_rules(), must_include=self.must_place)]
 
     def lay_off_options(self) -> list[RummyAction]:
-        """Lay-offs of one card onto the table (only once you have opened)."""
+        """Lay-offs of one card onto the table: only once you have opened, and while a card
+        must go on the table (``must_place``), only that card."""
+        if not self.opened[self.seat]:
+            return []
         out = []
         for lay in M.find_lay_offs(self.hand, self.melds, self.meld_rules()):
+            if self.must_place is not None and lay.card != self.must_place:
+                continue
             kind = LAY_OFF_SET if self.melds[lay.meld].kind == M.SET else LAY_OFF_RUN
             out.append(RummyAction(kind, (lay.card,), (lay.meaning,), lay.meld))
         return out
 
     def exchange_options(self) -> list[RummyAction]:
-        """Wild exchanges the hand can make on the table."""
+        """Wild exchanges the hand can make on the table: only once you have opened, after the
+        draw of a turn that is not a one-card turn, and not while a card must go down first.
+        (With ``reclaimed_wild_must_be_used`` the referee also refuses an exchange whose wild
+        could not go back on the table this turn; this list does not check that.)"""
+        if (not self.opened[self.seat] or self.first_turn or self.one_card_turn or self.must_place is not None
+                or self.drawn_card is None):
+            return []
         return [RummyAction(EXCHANGE, (e.natural, e.wild), (), e.meld)
                 for e in M.find_exchanges(self.hand, self.melds, self.meld_rules())]
 

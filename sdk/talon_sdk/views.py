@@ -199,7 +199,7 @@ class EightsView:
                            doc="Points of each finished hand, per seat.")
     personal_scores = property(lambda self: tuple(self._v.personal_scores), doc="Countdown scores per seat.")
     wild_ranks = property(lambda self: tuple(self._v.wild_ranks), doc="Each seat's wild rank.")
-    turn = property(lambda self: int(self._v.turn), doc="Decisions taken in the match so far.")
+    turn = property(lambda self: int(self._v.turn), doc="1-based number of the current turn in this hand (a turn may hold several decisions).")
 
     @property
     def plays(self) -> list[EightsAction]:

@@ -58,3 +58,21 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_match(tmp_pa
                                     "--sandbox", "process", "--replay", str(blocked / "m.json")])
     assert out.exit_code == 1 and "place  seat  bot" not in out.output  # refused before playing
     assert f"--replay {blocked / 'm.json'}: cannot create its folder" in out.output
+
+
+def test_bot_logs_keeps_what_each_bot_printed(tmp_path):
+    loud = tmp_path / "loud"
+    loud.mkdir()
+    source = (SAMPLES / "random" / "bot.py").read_text()
+    marker = "    def decide(self, view):\n"
+    assert marker in source
+    (loud / "bot.py").write_text(source.replace(marker, marker + "        print('deciding', view.decision.decision)\n"))
+    logs = tmp_path / "logs" / "new"
+    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(loud),
+                                    "--bot", str(SAMPLES / "greedy"), "--seed", "3", "--sandbox", "process",
+                                    "--bot-logs", str(logs)])
+    assert out.exit_code == 0, out.output
+    files = {p.name.split("-", 1)[1]: p.read_text() for p in logs.iterdir()}
+    assert sorted(files) == ["greedy.log", "loud.log"]
+    assert "playing seat 0 of match" in files["loud.log"] and "deciding 1" in files["loud.log"]
+    assert "playing seat 1 of match" in files["greedy.log"] and "deciding" not in files["greedy.log"]

@@ -68,6 +68,10 @@ def test_each_failure_kind_is_caught_reported_and_recorded(arena, name, kind, wo
         assert failures[0].message[:40] in logs or "the referee ended the stream" in logs, logs[-2000:]
     if name == "oversize":
         assert "RESOURCE_EXHAUSTED" in logs and "larger than max" in logs
+    if name == "crash":  # the exception's own line, whole; no guess about the stream beside a traceback
+        crash = failures[-1].message
+        assert "| RuntimeError: crash bot: crashing on purpose mid-match" in crash, crash
+        assert "gRPC" not in crash and "\\n" not in crash
 
 
 def test_a_late_answer_does_not_kill_the_stream(arena):

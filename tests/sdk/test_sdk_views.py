@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from referee.games import new_match
+from referee.games import IllegalActionError, new_match
 from referee.games.crazy_eights import actions as A
 from referee.match_wire import GameCodec
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
@@ -60,23 +60,39 @@ def test_the_eights_view_carries_exactly_the_engine_view(preset, players):
         state.apply(rng.choice(state.legal_actions()))
 
 
-def test_the_rummy_view_and_its_meld_options_agree_with_the_engine():
-    state = new_match("crazy-rummy", "standard", 3, 8)
+@pytest.mark.parametrize("overrides", [{}, {"discard_take_must_meld": True}, {"reclaimed_wild_must_be_used": True}])
+def test_the_rummy_view_and_its_options_agree_with_the_engine(overrides):
+    """Every meld, lay-off and exchange the SDK's helpers offer is legal, whatever the seat's
+    state: not opened yet, a card that must go down first, a one-card turn."""
+    from referee.games import make_rules
+
     codec = GameCodec("crazy-rummy")
-    switches = json.loads(json.dumps(state.rules.switches()))
-    rng = random.Random(2)
-    checked = 0
-    while not state.is_over and checked < 40:
-        view = make_view(_request(state, codec), switches)
-        assert list(view.hand) == state.view(state.current_player)["hand"]
-        assert list(view.legal_actions) == list(state.legal_actions())
-        if view.phase == "table":
-            for option in view.meld_options()[:5]:
-                trial = state.clone()
-                trial.apply(option)  # every option the SDK offers is legal
-                checked += 1
-        state.apply(rng.choice(state.legal_actions()))
-    assert checked > 0
+    rules = make_rules("crazy-rummy", "standard", overrides)
+    switches = json.loads(json.dumps(rules.switches()))
+    checked = {"meld": 0, "lay_off": 0, "exchange": 0}
+    for seed in range(6):
+        state = new_match("crazy-rummy", rules, 3, seed)
+        rng = random.Random(seed)
+        for _ in range(400):
+            if state.is_over:
+                break
+            view = make_view(_request(state, codec), switches)
+            assert list(view.hand) == state.view(state.current_player)["hand"]
+            assert list(view.legal_actions) == list(state.legal_actions())
+            if view.phase == "table":
+                for kind, options in (("meld", view.meld_options()), ("lay_off", view.lay_off_options()),
+                                      ("exchange", view.exchange_options())):
+                    for option in options[:4]:
+                        trial = state.clone()
+                        try:
+                            trial.apply(option)
+                        except IllegalActionError as err:
+                            if kind == "exchange" and overrides.get("reclaimed_wild_must_be_used"):
+                                continue  # documented: the list does not check where the wild could go
+                            raise AssertionError(f"the SDK offered {option}: {err}") from None
+                        checked[kind] += 1
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked["meld"] > 0 and checked["lay_off"] > 0, checked
 
 
 def test_encode_action_takes_actions_text_and_rummy_tuples():
