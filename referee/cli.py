@@ -35,6 +35,9 @@ def _register() -> None:
     main.add_command(tournament)
     main.add_command(ratings)
     main.add_command(report)
+    from referee.cli_serve import serve
+
+    main.add_command(serve)
 
 
 _register()
