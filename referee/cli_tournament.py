@@ -124,7 +124,8 @@ def usable_cores() -> int:
               help="Bot directories (the bot's name is the directory's name): --bots a b c, or repeat --bots.")
 @click.argument("more_bots", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--deal-groups", required=True, type=click.IntRange(1), help="Deal groups per table.")
-@click.option("--seed", required=True, type=click.IntRange(0, 2**63 - 1), help="The tournament seed.")
+@click.option("--seed", required=True, type=click.IntRange(0, 2**63 - 1),
+              help="The tournament seed: with the deal key (--deal-key), it fixes every deal.")
 @click.option("--deal-key", default="", metavar="HEX",
               help="The secret mixed into every deal seed (32 hex digits), so bots cannot compute deals from "
                    "the seed. Default: a new random key, kept in --db. Give an earlier tournament's key (its report "
