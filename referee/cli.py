@@ -9,6 +9,21 @@ import click
 @click.version_option(package_name="talon")
 def main() -> None:
     """Talon: bots play card games against each other, refereed, sandboxed and rated."""
+    _raise_open_files_limit()
+
+
+def _raise_open_files_limit() -> None:
+    """Let the referee hold as many sockets as the system allows (soft limit up to the hard
+    one): every bot's connection is a file descriptor of this process, and the usual soft
+    limit of 1,024 is a few hundred bots away."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass  # an unlimited hard limit the kernel will not grant: keep the soft one
 
 
 @main.group()

@@ -38,7 +38,7 @@ from referee.match_seat import Outcome, SeatLink
 from referee.match_types import Failure, FailureKind, MatchConfig, MatchResult, SeatResult
 from referee.match_wire import EventCache, GameCodec, ProtocolViolation, illegal_words
 from referee.replay import build_replay
-from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess
+from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess, printable
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 
@@ -431,7 +431,7 @@ def _logs(handle: BotHandle | None) -> str:
     if handle is None:
         return ""
     try:
-        return handle.logs()
+        return printable(handle.logs())  # shown on an operator's terminal: no escape sequences
     except Exception:  # noqa: BLE001 - logs are a courtesy in an error message
         return ""
 

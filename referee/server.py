@@ -40,6 +40,14 @@ LOGGER = logging.getLogger(__name__)
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 _SPENT_TOKENS_KEPT = 100_000
 _RESULTS_KEPT = 10_000
+_STREAMS_PER_CONNECTION = 64
+"""Streams at once on one connection (gRPC's own default is unlimited)."""
+_PRIVATE_CONNECTIONS = 4
+"""Connections at once on a sandboxed bot's own socket: the SDK needs one (a warm bot keeps it
+across matches); the rest leave room for a reconnect."""
+_PRIVATE_STREAMS = 4
+_PRIVATE_CALLS = 8
+"""Calls at once on a sandboxed bot's own socket (a seat is one call); more get RESOURCE_EXHAUSTED."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,9 +139,22 @@ class RefereeService:
     def _options(self) -> list[tuple[str, Any]]:
         size = self.config.max_message_bytes
         return [("grpc.max_receive_message_length", size), ("grpc.max_send_message_length", 16 * 1024 * 1024),
-                ("grpc.so_reuseport", 0)]
+                ("grpc.so_reuseport", 0), ("grpc.max_concurrent_streams", _STREAMS_PER_CONNECTION)]
 
-    def _new_server(self, control: bool = False) -> grpc.aio.Server:
+    def _new_server(self, control: bool = False, private: bool = False) -> grpc.aio.Server:
+        """A gRPC server for the control API, for bots, or (``private``) for one sandboxed bot.
+
+        A private socket serves one container, whose bot is untrusted: it gets a few
+        connections, a few streams on each, a few calls in all, and no health service, so that
+        a bot opening thousands of connections or streams cannot exhaust the referee's file
+        descriptors or memory (measured before these caps: 4,000 connections from one bot ran a
+        referee with 2,048 descriptors out of them and ended every match it was running)."""
+        if private:
+            options = [*self._options(), ("grpc.max_allowed_incoming_connections", _PRIVATE_CONNECTIONS),
+                       ("grpc.max_concurrent_streams", _PRIVATE_STREAMS)]
+            server = grpc.aio.server(options=options, maximum_concurrent_rpcs=_PRIVATE_CALLS)
+            server.add_generic_rpc_handlers((self._bot_handlers,))
+            return server
         server = grpc.aio.server(options=self._options())
         if control:
             from referee.server_control import control_handlers
@@ -210,7 +231,7 @@ class RefereeService:
         """Serve bots also on the Unix socket ``path``; return its target."""
         if path in self._extra:
             raise ValueError(f"already listening on {str(path)!r}")
-        server = self._new_server()
+        server = self._new_server(private=True)
         target = _bind_unix(server, path)
         await server.start()
         self._extra[path] = server

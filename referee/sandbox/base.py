@@ -18,9 +18,20 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """A bot's output made safe to print on an operator's terminal: control characters (escape
+    sequences that set a window title, write the clipboard or move the cursor to forge a line)
+    are shown as ``\\xNN`` instead of acting. Line breaks and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class SandboxError(RuntimeError):

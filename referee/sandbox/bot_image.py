@@ -28,8 +28,10 @@ from pathlib import Path
 
 import docker
 import docker.errors
+import requests
+import urllib3.exceptions
 
-from referee.sandbox.base import BotSpec, SandboxError
+from referee.sandbox.base import BotSpec, SandboxError, printable
 from referee.sandbox.image import LATEST_TAG
 
 BOT_REPOSITORY_PREFIX = "talon/bot-"
@@ -41,6 +43,13 @@ ENGINE_CONTEXT_DIR = "talon_engine"
 BUILD_MEMORY_BYTES = 2 << 30
 """Memory (and memory + swap: no swap) of each build step's container. A bot's Dockerfile is a
 stranger's too: without a cap one ``RUN`` step could take the whole host's memory."""
+BUILD_CPU_SHARES = 256
+"""CPU weight of each build step (Docker's default is 1024): a build running beside matches
+(a tournament building a bot on its first start) yields the CPU to them."""
+BUILD_IDLE_TIMEOUT_S = 300.0
+"""A build that prints nothing for this long is given up (``RUN sleep infinity`` would
+otherwise hang ``talon bot build`` and a tournament's start for ever; builds have no network,
+so a step waiting on one waits for nothing). The engine then removes the step's container."""
 _NETWORK_SIGNS = ("Temporary failure in name resolution", "Network is unreachable",
                   "Could not resolve", "NewConnectionError", "No matching distribution")
 
@@ -105,7 +114,7 @@ def _engine_digest() -> str:
 
 def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
     """Plain words for a failed ``docker build``: the failing step and its last output."""
-    lines = [str(entry.get("stream", "")).rstrip() for entry in error.build_log]
+    lines = [printable(str(entry.get("stream", ""))).rstrip() for entry in error.build_log]
     steps = [line for line in lines if line.startswith("Step ")]
     output = [line for line in lines if line and not line.startswith(
         ("Step ", " ---> ", "Removing intermediate container"))]
@@ -131,11 +140,13 @@ def _explain_build_error(bot: BotSpec, error: docker.errors.BuildError) -> str:
 
 
 def ensure_bot_image(
-    client: docker.DockerClient, bot: BotSpec, base_tag: str = LATEST_TAG
+    client: docker.DockerClient, bot: BotSpec, base_tag: str = LATEST_TAG,
+    idle_timeout_s: float = BUILD_IDLE_TIMEOUT_S,
 ) -> BotImage:
     """Build ``bot``'s image unless an image of the same content already exists.
 
-    Builds run offline, with each step capped at :data:`BUILD_MEMORY_BYTES` of memory."""
+    Builds run offline, with each step capped at :data:`BUILD_MEMORY_BYTES` of memory and a low
+    CPU weight, and are given up after ``idle_timeout_s`` seconds without output."""
     if not (bot.directory / "Dockerfile").is_file():
         raise SandboxError(
             f"bot {bot.name!r} has no Dockerfile in {bot.directory}: the docker sandbox builds "
@@ -171,11 +182,18 @@ def ensure_bot_image(
             image, _ = client.images.build(
                 path=str(context), tag=tag, buildargs={"TALON_BASE": base_tag},
                 network_mode="none", pull=False, rm=True, forcerm=True,
-                container_limits={"memory": BUILD_MEMORY_BYTES, "memswap": BUILD_MEMORY_BYTES},
-                labels={"talon.bot": bot.name, "talon.base": base_tag},
+                container_limits={"memory": BUILD_MEMORY_BYTES, "memswap": BUILD_MEMORY_BYTES,
+                                  "cpushares": BUILD_CPU_SHARES},
+                labels={"talon.bot": bot.name, "talon.base": base_tag}, timeout=max(1, round(idle_timeout_s)),
             )
     except docker.errors.BuildError as error:
         raise SandboxError(_explain_build_error(bot, error)) from None
+    except (requests.exceptions.RequestException, urllib3.exceptions.TimeoutError):  # a step hangs
+        raise SandboxError(
+            f"the Dockerfile of bot {bot.name!r} ({bot.directory / 'Dockerfile'}) was given up: a build step "
+            f"printed nothing for {idle_timeout_s:g} s (builds have no network, so a step that waits for one "
+            "waits for ever)"
+        ) from None
     except docker.errors.APIError as error:
         raise SandboxError(
             f"the Docker engine refused to build bot {bot.name!r}: {error.explanation}"

@@ -58,7 +58,13 @@ class DockerLimits:
     log_bytes: int = MIB
     """Cap of the json-file log the engine keeps (a chatty bot cannot fill the disk)."""
     uid: int = 10001
-    """The uid (and gid) the bot runs as; never 0. The referee socket is chowned to it."""
+    """The first uid (and gid) bots run as; never 0. A bot's socket and token are chowned to its."""
+    uid_span: int = 4096
+    """Each container runs as its own uid in ``[uid, uid + uid_span)`` (see :meth:`uid_for`):
+    per-user kernel counters (inotify instances, POSIX message queues, pipe buffers, pending
+    signals) are then never shared between two bots, so one cannot use up another's (measured
+    with one uid for all: a bot holding 128 inotify instances left its opponent none). 1 runs
+    every bot as ``uid``."""
     runtime: str | None = None
     """OCI runtime, e.g. ``runsc`` (gVisor, which needs ``--host-uds=open`` in its
     ``runtimeArgs`` for the socket); ``None`` keeps the engine's default (runc)."""
@@ -74,6 +80,9 @@ class DockerLimits:
         _at_least("shm_bytes", self.shm_bytes, 64 * KIB, " bytes")
         _at_least("log_bytes", self.log_bytes, 64 * KIB, " bytes")
         _at_least("uid", self.uid, 1)
+        _at_least("uid_span", self.uid_span, 1)
+        if self.uid + self.uid_span > 65534:
+            raise SandboxError(f"uid + uid_span ({self.uid + self.uid_span}) must stay below 65534 (nobody)")
         if self.tmpfs_bytes + self.shm_bytes >= self.memory_bytes:
             raise SandboxError(
                 f"tmpfs_bytes + shm_bytes ({self.tmpfs_bytes + self.shm_bytes}) must be below "
@@ -88,10 +97,16 @@ class DockerLimits:
     def user(self) -> str:
         return f"{self.uid}:{self.uid}"
 
-    def create_kwargs(self) -> dict[str, Any]:
-        """The ``containers.create()`` keyword arguments that enforce these limits."""
+    def uid_for(self, number: int) -> int:
+        """The uid of the ``number``-th container (any int; taken modulo ``uid_span``)."""
+        return self.uid + number % self.uid_span
+
+    def create_kwargs(self, uid: int | None = None) -> dict[str, Any]:
+        """The ``containers.create()`` keyword arguments that enforce these limits, for a
+        container running as ``uid`` (default: the first uid)."""
+        user = self.uid if uid is None else uid
         kwargs: dict[str, Any] = {
-            "user": self.user,
+            "user": f"{user}:{user}",
             "network_mode": "none",
             # No libnetwork sandbox at all: the runtime still gives the container a network
             # namespace of its own holding only `lo`, but the engine skips its prestart hook,

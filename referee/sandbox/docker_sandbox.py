@@ -130,9 +130,11 @@ class DockerBotHandle(BotHandle):
 
     def __init__(
         self, sandbox: DockerSandbox, container: Container, directory: Path,
-        warm: bool, started_at: float,
+        warm: bool, started_at: float, uid: int,
     ) -> None:
         self._sandbox = sandbox
+        self.uid = uid
+        """The bot's own uid (its socket and token file belong to it)."""
         self.container = container
         self.directory = directory
         self.socket_path = directory / SOCKET_NAME
@@ -200,7 +202,7 @@ class DockerBotHandle(BotHandle):
             raise SandboxError("the bot's container was stopped; start a new one")
         if not token or "\n" in token:
             raise SandboxError("a seat token must be one non-empty line")
-        self._sandbox.write_token(self.directory, token)
+        self._sandbox.write_token(self.directory, token, self.uid)
 
     def retire(self) -> None:
         """Tell a warm bot to stop after its current match (it should then exit by itself)."""
@@ -229,6 +231,9 @@ class DockerSandbox(Sandbox):
         self.owner = owner_label()
         self.run_dir = self.config.state_root / self.run_id
         self._seq = itertools.count(1)
+        self._uid_offset = secrets.randbelow(self.config.limits.uid_span)
+        """Where this sandbox's containers start in the uid range, so that two sandboxes on one
+        host (two tournaments) rarely give two live bots the same uid."""
         self._handles: dict[str, DockerBotHandle] = {}
         self._swept = False
         self._base_tag: str | None = None
@@ -299,9 +304,8 @@ class DockerSandbox(Sandbox):
             self.run_dir.mkdir(mode=0o755)
             (self.run_dir / "owner").write_text(self.owner + "\n")
 
-    def write_token(self, directory: Path, token: str) -> None:
-        """Replace the token file by rename, readable only by the bot's uid."""
-        uid = self.config.limits.uid
+    def write_token(self, directory: Path, token: str, uid: int) -> None:
+        """Replace the token file by rename, readable only by the bot's ``uid``."""
         temporary = directory / f".{TOKEN_NAME}.{secrets.token_hex(4)}"
         temporary.write_text(token + "\n")
         os.chown(temporary, uid, uid)
@@ -339,13 +343,13 @@ class DockerSandbox(Sandbox):
         return env
 
     def _create(self, image: str, bot: BotSpec, directory: Path, env: dict[str, str],
-                seq: int) -> Container:
+                seq: int, uid: int) -> Container:
         name = re.sub(r"[^a-zA-Z0-9_.-]+", "-", f"talon-{self.run_id}-{seq}-{bot.name}")[:120]
         mount = Mount(target=MOUNT_POINT, source=str(directory), type="bind", read_only=True)
         try:
             container = self.client.containers.create(
                 image, name=name, environment=env, labels=self.labels(bot), mounts=[mount],
-                **self.config.limits.create_kwargs(),
+                **self.config.limits.create_kwargs(uid),
             )
         except docker.errors.ImageNotFound:
             raise SandboxError(f"image {image!r} of bot {bot.name!r} does not exist") from None
@@ -411,6 +415,7 @@ class DockerSandbox(Sandbox):
         """Start a container of an already built ``image`` for ``bot``."""
         await self._ensure_run_dir()
         seq = next(self._seq)
+        uid = self.config.limits.uid_for(self._uid_offset + seq)
         directory = self.run_dir / str(seq)
         directory.mkdir(mode=0o755)
         warm = access.token is None
@@ -419,14 +424,14 @@ class DockerSandbox(Sandbox):
             socket_path = directory / SOCKET_NAME
             await self.listeners.add_unix_listener(socket_path)
             added = True
-            os.chown(socket_path, self.config.limits.uid, self.config.limits.uid)
+            os.chown(socket_path, uid, uid)
             os.chmod(socket_path, 0o600)
             if warm:
                 first = access.token_file.read_text().strip() if access.token_file else ""
-                self.write_token(directory, first)
+                self.write_token(directory, first, uid)
             started_at = time.monotonic()
             creating = asyncio.ensure_future(asyncio.to_thread(
-                self._create, image, bot, directory, self._environment(access, warm), seq
+                self._create, image, bot, directory, self._environment(access, warm), seq, uid
             ))
             try:
                 container = await asyncio.shield(creating)
@@ -438,7 +443,7 @@ class DockerSandbox(Sandbox):
                 await self.listeners.remove_unix_listener(directory / SOCKET_NAME)
             shutil.rmtree(directory, ignore_errors=True)
             raise
-        handle = DockerBotHandle(self, container, directory, warm, started_at)
+        handle = DockerBotHandle(self, container, directory, warm, started_at, uid)
         self._handles[str(container.id)] = handle
         return handle
 

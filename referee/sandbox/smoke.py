@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import time
 
-from referee.sandbox.base import BotSpec, SeatAccess
+from referee.sandbox.base import BotSpec, SeatAccess, printable
 from referee.sandbox.docker_sandbox import DockerBotHandle, DockerSandbox
 from referee.sandbox.probe import ProbeListeners
 
@@ -30,7 +30,7 @@ class SmokeResult:
 
 
 def _indent(text: str, lines: int = 20) -> str:
-    tail = text.strip().splitlines()[-lines:]
+    tail = printable(text).strip().splitlines()[-lines:]
     return "\n".join("    " + line for line in tail) if tail else "    (no output)"
 
 

@@ -76,3 +76,19 @@ def test_bot_logs_keeps_what_each_bot_printed(tmp_path):
     assert sorted(files) == ["greedy.log", "loud.log"]
     assert "playing seat 0 of match" in files["loud.log"] and "deciding 1" in files["loud.log"]
     assert "playing seat 1 of match" in files["greedy.log"] and "deciding" not in files["greedy.log"]
+
+
+def test_a_bots_escape_sequences_never_reach_the_terminal(tmp_path):
+    """A crashing bot's output is quoted in its failure: control characters are shown, not run
+    (an OSC 52 sequence would write the operator's clipboard, a CR could forge a line)."""
+    sly = tmp_path / "sly"
+    sly.mkdir()
+    (sly / "bot.py").write_text(
+        "import sys\n"
+        "sys.stderr.write('\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\r    1     0  sly   999  0\\n')\n"
+        "raise SystemExit('gone')\n")
+    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(sly),
+                                    "--bot", str(SAMPLES / "random"), "--seed", "3", "--sandbox", "process"])
+    assert out.exit_code == 0, out.output
+    assert "\x1b" not in out.output and "\x07" not in out.output and "\r" not in out.output
+    assert "\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x0d" in out.output

@@ -6,8 +6,10 @@ Real server, real sockets, real bot processes; the control API is driven by a re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -201,5 +203,44 @@ def test_bots_reach_the_same_match_over_unix_tcp_and_an_extra_listener():
                 await service.remove_unix_listener(Path(tmp) / "extra.sock")
                 assert not Path(tmp, "extra.sock").exists()
                 await sandbox.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_sandboxed_bots_own_socket_caps_connections_streams_and_calls():
+    """What one untrusted bot can hold on its private socket: 4 connections, 4 streams on each,
+    8 calls in all, and no health service (one bot opening thousands of connections ran the
+    referee out of file descriptors before these caps)."""
+    async def scenario() -> None:
+        with tempfile.TemporaryDirectory(prefix="tl-") as tmp:
+            async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "b.sock", hello_timeout_s=1.0)) as service:
+                private = Path(tmp) / "p.sock"
+                target = await service.add_unix_listener(private)
+                before = len(os.listdir("/proc/self/fd"))
+                flood = []
+                for _ in range(200):
+                    sock = socket.socket(socket.AF_UNIX)
+                    sock.setblocking(False)
+                    with contextlib.suppress(BlockingIOError):
+                        sock.connect(str(private))
+                    flood.append(sock)
+                await asyncio.sleep(0.5)
+                held_by_referee = len(os.listdir("/proc/self/fd")) - before - len(flood)
+                assert held_by_referee <= 8, held_by_referee
+                for sock in flood:
+                    sock.close()
+                await asyncio.sleep(0.2)
+                channels = [grpc.aio.insecure_channel(target) for _ in range(3)]
+                health = channels[0].unary_unary("/grpc.health.v1.Health/Check", request_serializer=lambda b: b,
+                                                 response_deserializer=lambda b: b)
+                with pytest.raises(grpc.aio.AioRpcError) as missing:
+                    await health(b"", timeout=10)
+                assert missing.value.code() is grpc.StatusCode.UNIMPLEMENTED
+                calls = [ch.stream_stream("/talon.v1.BotSession/Play")(timeout=20) for ch in channels for _ in range(4)]
+                ends = await asyncio.gather(*(c.code() for c in calls[:12]))
+                # 8 calls wait for a Hello until the referee gives up on them; the rest are refused at once
+                assert ends.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 4, ends
+                for ch in channels:
+                    await ch.close()
 
     asyncio.run(scenario())

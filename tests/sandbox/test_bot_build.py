@@ -92,6 +92,23 @@ def test_build_steps_have_a_memory_cap(docker_client: docker.DockerClient, base_
     assert "build steps are capped at 2048 MiB of memory" in result.output
 
 
+def test_a_silent_build_step_is_given_up(docker_client: docker.DockerClient, base_image: str,
+                                        tmp_path: Path) -> None:
+    """``RUN sleep`` for ever would hang a build (and a tournament's start): a step that prints
+    nothing for the idle timeout ends the build with words, and its container is removed."""
+    directory = _bot(tmp_path, "sleeper", "print('never runs')\n", "RUN sleep 600\n")
+    started = time.monotonic()
+    with pytest.raises(SandboxError, match=r"was given up: a build step printed nothing for 3 s"):
+        ensure_bot_image(docker_client, BotSpec.from_dir(directory), base_image, idle_timeout_s=3)
+    assert time.monotonic() - started < 60
+    for _ in range(50):  # the engine removes the step's container once the client has gone
+        busy = [c for c in docker_client.containers.list(all=True) if "sleep 600" in " ".join(c.attrs["Config"]["Cmd"] or [])]
+        if not busy:
+            break
+        time.sleep(0.2)
+    assert not busy
+
+
 def test_bot_that_cannot_start_is_reported(docker_client: docker.DockerClient, base_image: str,
                                            tmp_path: Path) -> None:
     directory = _bot(tmp_path, "needs_numpy", "import numpy\n")

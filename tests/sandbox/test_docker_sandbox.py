@@ -49,7 +49,7 @@ def test_container_settings_and_inside_view(docker_client: docker.DockerClient,
             assert host["ReadonlyRootfs"] is True
             assert host["CapDrop"] == ["ALL"]
             assert host["SecurityOpt"] == ["no-new-privileges"]
-            assert config["User"] == "10001:10001"
+            assert config["User"] == f"{handle.uid}:{handle.uid}"
             assert host["PidsLimit"] == 256
             assert host["Memory"] == host["MemorySwap"] == GIB
             assert host["NanoCpus"] == 1_000_000_000
@@ -72,11 +72,10 @@ def test_container_settings_and_inside_view(docker_client: docker.DockerClient,
 
             sock = os.stat(handle.socket_path)
             assert stat.S_ISSOCK(sock.st_mode) and stat.S_IMODE(sock.st_mode) == 0o600
-            assert sock.st_uid == 10001
+            assert 10001 <= handle.uid < 10001 + 4096 and sock.st_uid == handle.uid
             assert len(str(handle.socket_path)) <= 100
 
-            assert _exec(handle, "id", "-u") == (0, "10001")
-            assert _exec(handle, "whoami") == (0, "bot")
+            assert _exec(handle, "id", "-u") == (0, str(handle.uid))  # each bot its own uid
             assert _exec(handle, "ls", "/sys/class/net") == (0, "lo")
             code, out = _exec(handle, "python3", "-c",
                               "import socket; socket.create_connection(('192.0.2.1', 80), 2)")
@@ -125,6 +124,36 @@ def test_nothing_is_left_after_stop_and_close(docker_client: docker.DockerClient
     asyncio.run(scenario())
 
 
+_INOTIFY_HOG = ("import ctypes, time\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "held = [fd for fd in (libc.inotify_init() for _ in range(200)) if fd >= 0]\n"
+                "print(len(held), flush=True)\n"
+                "time.sleep(60)\n")
+_INOTIFY_ONE = "import ctypes; print(ctypes.CDLL(None).inotify_init() >= 0)"
+
+
+def test_each_bot_has_its_own_uid_and_so_its_own_kernel_quotas(docker_client: docker.DockerClient,
+                                                                base_image: str) -> None:
+    """Per-user kernel counters (here inotify instances, 128 per user by default) are not
+    shared: a bot that takes all of its own leaves its opponent's untouched."""
+    async def scenario() -> None:
+        async with probe_sandbox(docker_client, base_image) as (sandbox, listeners):
+            hog, victim = await asyncio.gather(*(
+                sandbox.start(PROBE_BOT, SeatAccess(address="", token=f"t{i}")) for i in range(2)))
+            for handle in (hog, victim):
+                assert await listeners.wait_connected(handle.socket_path, 30) is not None
+            assert hog.uid != victim.uid
+            hog.container.exec_run(["python3", "-c", _INOTIFY_HOG], detach=True)
+            for _ in range(100):  # until the hog holds every instance its uid may have
+                if _exec(hog, "python3", "-c", _INOTIFY_ONE) == (0, "False"):
+                    break
+                await asyncio.sleep(0.1)
+            assert _exec(hog, "python3", "-c", _INOTIFY_ONE) == (0, "False")
+            assert _exec(victim, "python3", "-c", _INOTIFY_ONE) == (0, "True")
+
+    asyncio.run(scenario())
+
+
 def test_warm_bot_gets_tokens_through_its_file(docker_client: docker.DockerClient,
                                                base_image: str, tmp_path: Path) -> None:
     first = tmp_path / "token"
@@ -141,7 +170,7 @@ def test_warm_bot_gets_tokens_through_its_file(docker_client: docker.DockerClien
             handle.next_match("seat-token-2")
             assert _exec(handle, "cat", "/talon/token") == (0, "seat-token-2")
             token = os.stat(handle.token_file)
-            assert token.st_uid == 10001 and stat.S_IMODE(token.st_mode) == 0o400
+            assert token.st_uid == handle.uid and stat.S_IMODE(token.st_mode) == 0o400
             handle.retire()
             assert _exec(handle, "cat", "/talon/token") == (0, "exit")
             with pytest.raises(SandboxError, match="one non-empty line"):

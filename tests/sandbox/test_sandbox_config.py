@@ -25,6 +25,10 @@ def test_default_limits_map_to_docker_settings() -> None:
     assert kwargs["nano_cpus"] == 1_000_000_000 and kwargs["pids_limit"] == 256
     assert kwargs["cap_drop"] == ["ALL"] and kwargs["security_opt"] == ["no-new-privileges"]
     assert kwargs["user"] == "10001:10001"
+    limits = DockerLimits()
+    assert limits.create_kwargs(10500)["user"] == "10500:10500"
+    assert [limits.uid_for(n) for n in (0, 1, 4095, 4096, 4097)] == [10001, 10002, 14096, 10001, 10002]
+    assert DockerLimits(uid_span=1).uid_for(7) == 10001
     assert "runtime" not in kwargs and "cpuset_cpus" not in kwargs
     gvisor = DockerLimits(runtime="runsc", cpuset="0").create_kwargs()
     assert gvisor["runtime"] == "runsc" and gvisor["cpuset_cpus"] == "0"
@@ -37,6 +41,8 @@ def test_default_limits_map_to_docker_settings() -> None:
         ({"cpus": 0}, "cpus is 0"),
         ({"memory_bytes": MIB}, "memory_bytes"),
         ({"uid": 0}, "uid is 0"),
+        ({"uid_span": 0}, "uid_span is 0"),
+        ({"uid": 60000, "uid_span": 8192}, "must stay below 65534"),
         ({"memory_bytes": 64 * MIB, "tmpfs_bytes": 64 * MIB}, "count against the memory cap"),
         ({"runtime": "runsc --evil"}, "not a runtime name"),
         ({"cpuset": "all"}, "must list CPUs"),
