@@ -136,10 +136,10 @@ class RefereeService:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def _options(self) -> list[tuple[str, Any]]:
+    def _options(self, streams: int = _STREAMS_PER_CONNECTION) -> list[tuple[str, Any]]:
         size = self.config.max_message_bytes
         return [("grpc.max_receive_message_length", size), ("grpc.max_send_message_length", 16 * 1024 * 1024),
-                ("grpc.so_reuseport", 0), ("grpc.max_concurrent_streams", _STREAMS_PER_CONNECTION)]
+                ("grpc.so_reuseport", 0), ("grpc.max_concurrent_streams", streams)]
 
     def _new_server(self, control: bool = False, private: bool = False) -> grpc.aio.Server:
         """A gRPC server for the control API, for bots, or (``private``) for one sandboxed bot.
@@ -150,8 +150,7 @@ class RefereeService:
         descriptors or memory (measured before these caps: 4,000 connections from one bot ran a
         referee with 2,048 descriptors out of them and ended every match it was running)."""
         if private:
-            options = [*self._options(), ("grpc.max_allowed_incoming_connections", _PRIVATE_CONNECTIONS),
-                       ("grpc.max_concurrent_streams", _PRIVATE_STREAMS)]
+            options = [*self._options(_PRIVATE_STREAMS), ("grpc.max_allowed_incoming_connections", _PRIVATE_CONNECTIONS)]
             server = grpc.aio.server(options=options, maximum_concurrent_rpcs=_PRIVATE_CALLS)
             server.add_generic_rpc_handlers((self._bot_handlers,))
             return server

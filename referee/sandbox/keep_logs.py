@@ -46,5 +46,9 @@ class _Kept(BotHandle):
     async def stop(self) -> None:
         if not self.taken:
             self.taken = True
-            self.sink.append((self.name, self.inner.logs()))
+            try:
+                text = self.inner.logs()
+            except Exception as err:  # noqa: BLE001 - the bot must be stopped whatever its logs do
+                text = f"(its output could not be read: {err})"
+            self.sink.append((self.name, text))
         await self.inner.stop()

@@ -229,17 +229,25 @@ def test_a_sandboxed_bots_own_socket_caps_connections_streams_and_calls():
                 assert held_by_referee <= 8, held_by_referee
                 for sock in flood:
                     sock.close()
-                await asyncio.sleep(0.2)
-                channels = [grpc.aio.insecure_channel(target) for _ in range(3)]
+                own = [("grpc.use_local_subchannel_pool", 1)]  # a connection per channel, not one shared
+                channels = [grpc.aio.insecure_channel(target, options=own) for _ in range(3)]
+                for channel in channels:  # once the server has seen the flood's connections close
+                    await asyncio.wait_for(channel.channel_ready(), 10)
                 health = channels[0].unary_unary("/grpc.health.v1.Health/Check", request_serializer=lambda b: b,
                                                  response_deserializer=lambda b: b)
                 with pytest.raises(grpc.aio.AioRpcError) as missing:
                     await health(b"", timeout=10)
                 assert missing.value.code() is grpc.StatusCode.UNIMPLEMENTED
+                # 4 streams on one connection at a time: 8 calls that never say Hello take two waves
+                # of the 1 s Hello timeout, and none is refused (the server never sees more than 4)
+                started = time.monotonic()
+                wave = [channels[0].stream_stream("/talon.v1.BotSession/Play")(timeout=20) for _ in range(8)]
+                codes = await asyncio.gather(*(c.code() for c in wave))
+                assert codes == [grpc.StatusCode.DEADLINE_EXCEEDED] * 8 and time.monotonic() - started >= 1.9
+                # 8 calls at once in all: 3 connections x 4 streams = 12 calls, 4 of them refused at once
                 calls = [ch.stream_stream("/talon.v1.BotSession/Play")(timeout=20) for ch in channels for _ in range(4)]
-                ends = await asyncio.gather(*(c.code() for c in calls[:12]))
-                # 8 calls wait for a Hello until the referee gives up on them; the rest are refused at once
-                assert ends.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 4, ends
+                ends = await asyncio.gather(*(c.code() for c in calls))
+                assert ends.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == 4, ends
                 for ch in channels:
                     await ch.close()
 
