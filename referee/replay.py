@@ -60,10 +60,40 @@ def load_replay(path: Path) -> dict[str, Any]:
         raise ValueError(f"cannot read replay {str(path)!r}: {err}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not a Talon replay (format {FORMAT!r})")
-    for key in ("game", "rules", "seed", "seats", "actions", "events", "result"):
-        if key not in data:
-            raise ValueError(f"replay {str(path)!r} lacks {key!r}")
+    problem = _shape_problem(data)
+    if problem:
+        raise ValueError(f"replay {str(path)!r} is malformed: {problem}")
     return data
+
+
+_TOP = {"game": str, "rules": dict, "seed": int, "seats": list, "actions": list, "events": list, "result": dict}
+_ACTION = {"seat": int, "action": object, "by": str}
+_RESULT_SEAT = {"seat": int, "score": int, "game_place": int, "place": int, "taken_over": bool}
+
+
+def _shape_problem(data: Mapping[str, Any]) -> str:
+    """What in ``data`` does not have a replay's shape (the first thing found), or ""."""
+    def missing(where: str, record: Any, fields: Mapping[str, type]) -> str:
+        if not isinstance(record, dict):
+            return f"{where} is {type(record).__name__}, not an object"
+        for key, kind in fields.items():
+            if key not in record:
+                return f"{where} lacks {key!r}"
+            if kind is int and (isinstance(record[key], bool) or not isinstance(record[key], int)):
+                return f"{where}[{key!r}] is {record[key]!r}, not an integer"
+            if kind is not int and not isinstance(record[key], kind):
+                return f"{where}[{key!r}] is {type(record[key]).__name__}, not {kind.__name__}"
+        return ""
+
+    problem = missing("the replay", data, _TOP)
+    for index, action in enumerate(data.get("actions", []) if not problem else []):
+        problem = problem or missing(f"actions[{index}]", action, _ACTION)
+    seats = data["result"].get("seats") if not problem else []
+    if not problem and not isinstance(seats, list):
+        problem = "result lacks its 'seats' list"
+    for index, seat in enumerate(seats or [] if not problem else []):
+        problem = problem or missing(f"result.seats[{index}]", seat, _RESULT_SEAT)
+    return problem
 
 
 def verify_replay(data: Mapping[str, Any]) -> list[str]:

@@ -92,3 +92,25 @@ def test_a_bots_escape_sequences_never_reach_the_terminal(tmp_path):
     assert out.exit_code == 0, out.output
     assert "\x1b" not in out.output and "\x07" not in out.output and "\r" not in out.output
     assert "\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x0d" in out.output
+
+
+def test_a_malformed_replay_is_named_not_a_traceback(tmp_path):
+    replay = tmp_path / "m.json"
+    played = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot",
+                                       str(SAMPLES / "random"), "--bot", str(SAMPLES / "greedy"), "--seed", "3",
+                                       "--sandbox", "process", "--replay", str(replay)])
+    assert played.exit_code == 0, played.output
+    good = json.loads(replay.read_text())
+    for change, words in (
+        (lambda d: d.__setitem__("actions", 5), "the replay['actions'] is int, not list"),
+        (lambda d: d["actions"][3].pop("action"), "actions[3] lacks 'action'"),
+        (lambda d: d["result"].pop("seats"), "result lacks its 'seats' list"),
+        (lambda d: d["result"]["seats"][1].__setitem__("score", "7"), "result.seats[1]['score'] is '7', not an integer"),
+    ):
+        data = json.loads(json.dumps(good))
+        change(data)
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(data))
+        out = CliRunner().invoke(main, ["replay", "verify", str(bad)])
+        assert out.exit_code == 1 and f"is malformed: {words}" in out.output, out.output
+        assert out.exception is None or isinstance(out.exception, SystemExit)
