@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from referee.cli_config import config_option
 from referee.cli_limits import container_limit_options, limits_from_flags
 from referee.cli_output import write_output
 
@@ -116,6 +117,7 @@ def usable_cores() -> int:
 
 
 @click.command()
+@config_option
 @click.option("--game", required=True, type=click.Choice(["crazy-eights", "crazy-rummy"]), help="The game.")
 @click.option("--rules", "preset", required=True, help="The rules preset (see `talon rules`).")
 @click.option("--set", "sets", multiple=True, metavar="SWITCH=VALUE", help="Override one rule switch.")
