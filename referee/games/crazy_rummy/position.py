@@ -141,3 +141,25 @@ def _turn_marks(state: CrazyRummyState, seat: int) -> tuple[int, int] | None:
         place = next((i for i, c in enumerate(hand) if c == card and i not in taken), -1)
         taken.append(place)
     return taken[0], taken[1]
+
+
+def clone(state: CrazyRummyState) -> CrazyRummyState:
+    """An independent copy of ``state``: every mutable field copied, the generator's state too,
+    so the copy plays on exactly as the original would."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new._rng = random.Random()
+    new._rng.setstate(state._rng.getstate())
+    new._hands = [list(h) for h in state._hands]
+    new._stock = list(state._stock)
+    new._discard = list(state._discard)
+    new._melds = list(state._melds)
+    new._opened = list(state._opened)
+    new._public = [list(p) for p in state._public]
+    new._out = list(state._out)
+    new._scores = list(state._scores)
+    new._deal_scores = [list(d) for d in state._deal_scores]
+    new._deals_won = list(state._deals_won)
+    new._events = list(state._events)
+    new._history = list(state._history)
+    return new

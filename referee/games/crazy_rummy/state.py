@@ -453,23 +453,10 @@ class CrazyRummyState(TupleEventLog, MatchState[CrazyRummyRules]):
         return build_view(self, seat)
 
     def clone(self) -> CrazyRummyState:
-        new = object.__new__(CrazyRummyState)
-        new.__dict__.update(self.__dict__)
-        new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
-        new._hands = [list(h) for h in self._hands]
-        new._stock = list(self._stock)
-        new._discard = list(self._discard)
-        new._melds = list(self._melds)
-        new._opened = list(self._opened)
-        new._public = [list(p) for p in self._public]
-        new._out = list(self._out)
-        new._scores = list(self._scores)
-        new._deal_scores = [list(d) for d in self._deal_scores]
-        new._deals_won = list(self._deals_won)
-        new._events = list(self._events)
-        new._history = list(self._history)
-        return new
+        """An independent copy, generator state included (see :func:`.position.clone`)."""
+        from referee.games.crazy_rummy.position import clone
+
+        return clone(self)
 
     def redeal_hidden(self, seat: int, rng: random.Random) -> None:
         """Deal anew every card ``seat`` cannot see (see :func:`.position.redeal_hidden`)."""
