@@ -141,3 +141,24 @@ def test_events_since_and_records_are_the_tail_of_events(game: str) -> None:
         records = state.event_records_since(seen)
         assert [(e.kind, e.seat, dict(e.data)) for e in tail] == [(k, s, dict(d)) for k, s, d in records]
         seen += len(tail)
+
+
+@pytest.mark.parametrize("game,preset,players", cases())
+def test_a_fork_plays_on_like_a_clone_and_leaves_the_original_alone(game: str, preset: str, players: int) -> None:
+    """``fork(rng)`` (what a search copies per rollout) has the position of ``clone()``, none of
+    its history, and its own future: playing it out changes nothing in the original."""
+    state = new_match(game, make_rules(game, preset, EXTRA.get((game, preset))), players, 11)
+    chooser = random.Random(3)
+    for _ in range(40):
+        if state.is_over:
+            break
+        state.apply(chooser.choice(list(state.legal_actions())))
+    before = [state.view(s) for s in range(players)], list(state.legal_actions()), len(state.history)
+    twin = state.fork(random.Random(1))  # type: ignore[attr-defined]
+    assert [twin.view(s) for s in range(players)] == before[0] and list(twin.legal_actions()) == before[1]
+    assert len(twin.history) == 0 and len(twin.events) == 0
+    twin_chooser = random.Random(5)
+    while not twin.is_over:
+        twin.apply(twin_chooser.choice(list(twin.legal_actions())))
+        assert twin.card_count() == state.card_count()
+    assert ([state.view(s) for s in range(players)], list(state.legal_actions()), len(state.history)) == before

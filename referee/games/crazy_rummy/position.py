@@ -143,13 +143,12 @@ def _turn_marks(state: CrazyRummyState, seat: int) -> tuple[int, int] | None:
     return taken[0], taken[1]
 
 
-def clone(state: CrazyRummyState) -> CrazyRummyState:
-    """An independent copy of ``state``: every mutable field copied, the generator's state too,
-    so the copy plays on exactly as the original would."""
+def fork(state: CrazyRummyState, rng: random.Random) -> CrazyRummyState:
+    """A copy to simulate with (see :meth:`CrazyRummyState.fork`): the position and every
+    counter, no history or events, drawing from ``rng``."""
     new = object.__new__(type(state))
     new.__dict__.update(state.__dict__)
-    new._rng = random.Random()
-    new._rng.setstate(state._rng.getstate())
+    new._rng = rng
     new._hands = [list(h) for h in state._hands]
     new._stock = list(state._stock)
     new._discard = list(state._discard)
@@ -158,8 +157,22 @@ def clone(state: CrazyRummyState) -> CrazyRummyState:
     new._public = [list(p) for p in state._public]
     new._out = list(state._out)
     new._scores = list(state._scores)
-    new._deal_scores = [list(d) for d in state._deal_scores]
+    new._deal_scores = list(state._deal_scores)
     new._deals_won = list(state._deals_won)
+    new._events = []
+    new._history = []
+    new._legal = None
+    return new
+
+
+def clone(state: CrazyRummyState) -> CrazyRummyState:
+    """An independent copy of ``state``: every mutable field copied, the generator's state too,
+    so the copy plays on exactly as the original would."""
+    rng = random.Random()
+    rng.setstate(state._rng.getstate())
+    new = fork(state, rng)
+    new._deal_scores = [list(d) for d in state._deal_scores]
     new._events = list(state._events)
     new._history = list(state._history)
+    new._legal = state._legal
     return new

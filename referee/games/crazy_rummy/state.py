@@ -458,6 +458,13 @@ class CrazyRummyState(TupleEventLog, MatchState[CrazyRummyRules]):
 
         return clone(self)
 
+    def fork(self, rng: random.Random) -> CrazyRummyState:
+        """A copy to simulate with: the position and counters, no history or events, drawing
+        from ``rng``; much cheaper than :meth:`clone`, and it does not replay from its seed."""
+        from referee.games.crazy_rummy.position import fork
+
+        return fork(self, rng)
+
     def redeal_hidden(self, seat: int, rng: random.Random) -> None:
         """Deal anew every card ``seat`` cannot see (see :func:`.position.redeal_hidden`)."""
         from referee.games.crazy_rummy.position import redeal_hidden

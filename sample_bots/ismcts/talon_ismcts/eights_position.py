@@ -6,8 +6,8 @@ stock's order and the other hands are missing), so this module fills a state's f
 view, the tracker's counters and the bot's memory of its own turn, and the sampler's deal fills
 the rest. It reaches into the engine's private fields, deliberately and only here: the engine
 offers ``arrange`` for hand-built positions, but a search needs every phase (after a draw, in a
-multi-card play, naming a suit) and all the match counters, and a copy far cheaper than
-``clone()`` (which copies the whole event history and the match generator).
+multi-card play, naming a suit) and all the match counters. Copies for simulation use the
+engine's public ``fork()`` (far cheaper than ``clone()``: no history, the search's generator).
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ from collections.abc import Sequence
 
 from referee.games.crazy_eights.rules import CrazyEightsRules
 from referee.games.crazy_eights.state import PHASE_NAMES, CrazyEightsState
-from referee.games.crazy_eights.table import Table
 from talon_sdk.cards import mask_add, mask_from_cards
 from talon_sdk.views import EightsView
 
 from .eights_tracker import EightsTracker
-
-_SLOTS = tuple(Table.__slots__)
-
 
 def prototype(rules: CrazyEightsRules, num_players: int) -> CrazyEightsState:
     """A state whose rule-derived fields (special ranks, guards, targets) are set, once per match."""
@@ -32,28 +28,12 @@ def prototype(rules: CrazyEightsRules, num_players: int) -> CrazyEightsState:
 
 
 def copy_state(src: CrazyEightsState, rng: random.Random) -> CrazyEightsState:
-    """A fresh copy for one simulation: mutable fields copied, no history, ``rng`` shared.
+    """A fresh copy for one simulation (the engine's :meth:`fork`: no history, ``rng`` shared).
 
     Sharing the search's generator is sound: the engine uses its own only for reshuffles and
     new deals, and all of the bot's randomness comes from that one seeded generator anyway.
     """
-    new: CrazyEightsState = object.__new__(CrazyEightsState)
-    for name in _SLOTS:
-        setattr(new, name, getattr(src, name))
-    new._rng = rng
-    new._hands = list(src._hands)
-    new._stock = list(src._stock)
-    new._pile = list(src._pile)
-    new._scores = list(src._scores)
-    new._personal = list(src._personal)
-    new._hand_scores = list(src._hand_scores)
-    new._events = []
-    new._history = []
-    new._fx = list(src._fx)
-    new._places = []
-    new._base = list(src._base)
-    new._wr = list(src._wr)
-    return new
+    return src.fork(rng)
 
 
 def from_view(proto: CrazyEightsState, view: EightsView, tracker: EightsTracker,

@@ -93,24 +93,8 @@ def prototype(rules: CrazyRummyRules, num_players: int) -> CrazyRummyState:
 
 
 def copy_state(src: CrazyRummyState, rng: random.Random) -> CrazyRummyState:
-    """A fresh copy for one simulation: mutable fields copied, no history, ``rng`` shared."""
-    new: CrazyRummyState = object.__new__(CrazyRummyState)
-    new.__dict__.update(src.__dict__)
-    new._rng = rng
-    new._hands = [list(h) for h in src._hands]
-    new._stock = list(src._stock)
-    new._discard = list(src._discard)
-    new._melds = list(src._melds)
-    new._opened = list(src._opened)
-    new._public = [list(p) for p in src._public]
-    new._out = list(src._out)
-    new._scores = list(src._scores)
-    new._deal_scores = list(src._deal_scores)
-    new._deals_won = list(src._deals_won)
-    new._events = []
-    new._history = []
-    new._legal = None
-    return new
+    """A fresh copy for one simulation (the engine's :meth:`fork`: no history, ``rng`` shared)."""
+    return src.fork(rng)
 
 
 def from_view(proto: CrazyRummyState, view: RummyView, tracker: RummyTracker, memory: TurnMemory,
