@@ -90,8 +90,10 @@ def standings_text(result: MatchResult) -> str:
               help="Time per decision before the bank is used.")
 @click.option("--bank-ms", type=click.IntRange(0, 3_600_000), default=Clocks.bank_ms, show_default=True,
               help="Time bank per seat for the match.")
-@click.option("--max-strikes", type=click.IntRange(1), default=Clocks.max_strikes, show_default=True,
+@click.option("--max-strikes", type=click.IntRange(1, 1_000_000), default=Clocks.max_strikes, show_default=True,
               help="Failures before the fallback player keeps the seat.")
+@click.option("--connect-ms", type=click.IntRange(1, 600_000), default=Clocks.connect_timeout_ms, show_default=True,
+              help="Time each bot has from its start to connect (a bot that loads a model may need more).")
 @container_limit_options
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the replay (JSON) here.")
@@ -100,7 +102,7 @@ def standings_text(result: MatchResult) -> str:
                    "file per bot in the order they stopped; the SDK's first line names the seat.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[str, ...], sandbox_kind: str | None,
-         decision_ms: int, bank_ms: int, max_strikes: int, bot_cpus: float | None, bot_memory: str | None,
+         decision_ms: int, bank_ms: int, max_strikes: int, connect_ms: int, bot_cpus: float | None, bot_memory: str | None,
          bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, logs_dir: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
     from referee.cli_output import check_writable, write_output
@@ -114,7 +116,8 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
     kept: list[tuple[str, str]] | None = [] if logs_dir is not None else None
     try:
         config = MatchConfig(game, preset, seed, _overrides(sets),
-                             Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes))
+                             Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
+                                    connect_timeout_ms=connect_ms))
         kind = _sandbox_kind(sandbox_kind, list(bots))
         limits = limits_from_flags(bot_cpus, bot_memory, bot_pids, bot_runtime, kind)
         result = asyncio.run(play_match(config, list(bots), kind, limits, kept))

@@ -114,3 +114,15 @@ def test_a_malformed_replay_is_named_not_a_traceback(tmp_path):
         out = CliRunner().invoke(main, ["replay", "verify", str(bad)])
         assert out.exit_code == 1 and f"is malformed: {words}" in out.output, out.output
         assert out.exception is None or isinstance(out.exception, SystemExit)
+
+
+def test_connect_ms_sets_how_long_a_bot_may_take_to_connect(tmp_path):
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "bot.py").write_text("import time\ntime.sleep(1.0)\n" + (SAMPLES / "random" / "bot.py").read_text())
+    args = ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(slow), "--bot", str(SAMPLES / "random"),
+            "--seed", "1", "--sandbox", "process"]
+    short = CliRunner().invoke(main, [*args, "--connect-ms", "200"])
+    assert short.exit_code == 0 and "crashed: the bot did not connect within 200 ms" in short.output
+    enough = CliRunner().invoke(main, [*args, "--connect-ms", "20000"])
+    assert enough.exit_code == 0 and "failure:" not in enough.output
