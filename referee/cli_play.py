@@ -73,7 +73,8 @@ def standings_text(result: MatchResult) -> str:
         flag = "  (taken over)" if s.taken_over else ""
         lines.append(f"{s.place:>5}  {s.seat:>4}  {s.name[:20]:<20}  {s.score:>5}  {s.strikes:>7}{flag}")
     for f in result.failures:
-        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.message}")
+        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.message}"
+                     + (f"; last output: {f.output}" if f.output else ""))
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ from referee.games import IllegalActionError, MatchState, make_rules, new_match
 from referee.match_fallback import fallback_action
 from referee.match_seat import Outcome, SeatLink
 from referee.match_types import Failure, FailureKind, MatchConfig, MatchResult, SeatResult
-from referee.match_wire import EventCache, GameCodec, ProtocolViolation, illegal_words
+from referee.match_wire import EventCache, GameCodec, ProtocolViolation, bounded, illegal_words
 from referee.replay import build_replay
 from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess, printable
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
@@ -178,6 +178,10 @@ class _Match:
         self._prepare_welcomes()
         for seat in self.seats:
             seat.link.on_violation = self._flag_violation
+            seat.link.decision_now = self._decision_now
+
+    def _decision_now(self) -> int:
+        return len(self.records)
 
     def _flag_violation(self) -> None:
         self._violations = True
@@ -230,17 +234,17 @@ class _Match:
             waiting = [s for s in waiting if not s.link.connected.is_set()]
             for seat in [s for s in waiting if s.handle is not None and not s.handle.is_alive()]:
                 waiting.remove(seat)
-                await self._fail(seat, FailureKind.CRASHED,
-                                 "crashed: the bot exited before connecting"
-                                 + (_log_tail(seat.handle) or " (no output: does bot.py call run(YourBot)?)"),
-                                 takeover=True)
+                output = _output(seat.handle)
+                await self._fail(seat, FailureKind.CRASHED, "crashed: the bot exited before connecting"
+                                 + ("" if output else " (no output: does bot.py call run(YourBot)?)"),
+                                 takeover=True, output=output)
             if waiting:  # on at the first connection; every 10 ms to see whether a bot died
                 await _any_set([s.link.connected for s in waiting], 0.01)
         for seat in waiting:
             if not seat.link.connected.is_set():
                 await self._fail(seat, FailureKind.CRASHED,
-                                 f"crashed: the bot did not connect within {self.clocks.connect_timeout_ms} ms"
-                                 + _log_tail(seat.handle), takeover=True)
+                                 f"crashed: the bot did not connect within {self.clocks.connect_timeout_ms} ms",
+                                 takeover=True, output=_output(seat.handle))
 
     def _prepare_welcomes(self) -> None:
         """Each seat's Welcome, sent by the service the moment the bot's token is accepted."""
@@ -280,7 +284,7 @@ class _Match:
         state = self.state
         link = seat.link
         if not link.is_open:
-            await self._fail(seat, *await self._crash_words(seat), takeover=True)
+            await self._crash(seat, 0)
             return None, 0.0
         decision_ms = self.clocks.decision_ms
         bank = seat.bank_ms
@@ -302,7 +306,7 @@ class _Match:
                              "time bank; the fallback player took this decision", rid)
             return None, elapsed
         if answer is Outcome.CLOSED:
-            await self._fail(seat, *await self._crash_words(seat), rid, takeover=True)
+            await self._crash(seat, rid)
             return None, elapsed
         if answer is Outcome.VIOLATIONS:  # reported right after this step; they end the seat
             return None, elapsed
@@ -316,32 +320,42 @@ class _Match:
             await self._fail(seat, FailureKind.ILLEGAL, illegal_words(err), rid)
             return None, elapsed
         except (TypeError, KeyError, ValueError) as err:
-            await self._fail(seat, FailureKind.PROTOCOL_ERROR, f"protocol: cannot read the action: {err}", rid)
+            await self._fail(seat, FailureKind.PROTOCOL_ERROR, bounded(f"protocol: cannot read the action: {err}"), rid)
             return None, elapsed
         return action, elapsed
 
-    async def _crash_words(self, seat: _Seat) -> tuple[FailureKind, str]:
-        """The kind and words for a seat whose stream is gone (waits briefly for its process)."""
+    async def _crash(self, seat: _Seat, request_id: int) -> None:
+        """Record a seat whose stream is gone, at the decision during which it went; the seat is
+        taken over. Waits briefly for the bot's process, whose output may say why."""
         link = seat.link
         why = link.close_reason or "its stream ended"
+        decision = link.lost_at if link.lost_at >= 0 else None
         if link.close_is_protocol_error:
-            return FailureKind.PROTOCOL_ERROR, why if why.startswith("protocol") else f"protocol: {why}"
+            words = why if why.startswith("protocol") else f"protocol: {why}"
+            await self._fail(seat, FailureKind.PROTOCOL_ERROR, words, request_id, takeover=True, decision=decision)
+            return
         handle = seat.handle
         deadline = time.monotonic() + _EXIT_WAIT_S
         while handle is not None and handle.is_alive() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         if handle is not None and not handle.is_alive():
-            tail = _log_tail(handle)  # a traceback says why; else the stream's end may (a refused message)
+            output = _output(handle)  # a traceback says why; else the stream's end may (a refused message)
             cause = "" if "Traceback (most recent call last)" in _logs(handle) else f" ({why})"
-            return FailureKind.CRASHED, f"crashed: the bot's process exited before the match ended{cause}" + tail
-        return FailureKind.CRASHED, f"crashed: the bot disconnected ({why})"
+            words = f"crashed: the bot's process exited before the match ended{cause}"
+        else:
+            output, words = "", f"crashed: the bot disconnected ({why})"
+        await self._fail(seat, FailureKind.CRASHED, words, request_id, takeover=True, output=output, decision=decision)
 
     async def _fail(self, seat: _Seat, kind: FailureKind, words: str, request_id: int = 0,
-                    takeover: bool = False) -> None:
-        """Record a failure, strike the seat, tell the bot, hand the seat over if due."""
+                    takeover: bool = False, output: str = "", decision: int | None = None) -> None:
+        """Record a failure, strike the seat, tell the bot, hand the seat over if due.
+
+        ``output``: the bot's last output, for the operator only (never sent to a bot: it may
+        hold the bot's cards); ``decision``: when it happened, if before the current one."""
         seat.strikes += 1
-        decision = len(self.records)
-        self.failures.append(Failure(seat.index, kind, decision, words))
+        if decision is None:
+            decision = len(self.records)
+        self.failures.append(Failure(seat.index, kind, decision, words, output))
         hand_over = not seat.taken_over and (takeover or seat.strikes >= self.clocks.max_strikes)
         if hand_over:
             seat.taken_over = True
@@ -351,15 +365,16 @@ class _Match:
             await link.send(bpb.RefereeMessage(error=bpb.BotError(
                 kind=kind.proto_value, message=words, request_id=request_id, decision=decision,
                 strikes=seat.strikes, taken_over=seat.taken_over)))
-            if hand_over:
-                link.finish(grpc.StatusCode.FAILED_PRECONDITION,
-                            f"seat {seat.index} was taken over by the fallback player: {words}")
+        if hand_over:  # also a seat that never connected: its token must not open it later
+            link.finish(grpc.StatusCode.FAILED_PRECONDITION,
+                        f"seat {seat.index} was taken over by the fallback player: {words}")
 
     async def _report_violations(self) -> None:
         self._violations = False
         for seat in self.seats:
             while seat.link.violations and not seat.taken_over:
-                await self._fail(seat, FailureKind.PROTOCOL_ERROR, seat.link.violations.pop(0))
+                decision, words = seat.link.violations.pop(0)
+                await self._fail(seat, FailureKind.PROTOCOL_ERROR, words, decision=decision)
             seat.link.violations.clear()
 
     def _publish(self) -> None:
@@ -387,7 +402,8 @@ class _Match:
         )
         result = MatchResult(
             match_id=self.match_id, game=self.config.game, rules=self.rules.to_json(), seed=self.config.seed,
-            seats=seat_results, failures=tuple(self.failures), decisions=len(self.records),
+            seats=seat_results, failures=tuple(sorted(self.failures, key=lambda f: f.decision)),
+            decisions=len(self.records),
             duration_ms=duration_s * 1000, replay={}, decision_clock=tuple(self.clock),
         )
         replay = build_replay(result, state, self.records, self.clocks)
@@ -436,9 +452,9 @@ def _logs(handle: BotHandle | None) -> str:
         return ""
 
 
-def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:
-    """The end of a bot's output for a failure message: whole lines (a traceback's last line
-    says what happened), joined on one line, at most about ``limit`` characters."""
+def _output(handle: BotHandle | None, limit: int = 400) -> str:
+    """The end of a bot's output for the operator: whole lines (a traceback's last line says
+    what happened), joined on one line, at most about ``limit`` characters."""
     text = _logs(handle)
     lines = [line.strip() for line in text.splitlines() if line.strip().strip("^~")]  # no caret lines
     kept: list[str] = []
@@ -448,7 +464,7 @@ def _log_tail(handle: BotHandle | None, limit: int = 400) -> str:
             break
         kept.append(line if len(line) <= limit else "..." + line[-limit:])
         size += len(line) + 3
-    return "; last output: " + " | ".join(reversed(kept)) if kept else ""
+    return " | ".join(reversed(kept))
 
 
 def _json(value: Any) -> str:

@@ -24,6 +24,13 @@ import grpc
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 
 
+SEND_LIMIT_S = 5.0
+"""How long a message other than a request (an error report, the result) may take to be
+written before the bot counts as no longer reading its stream."""
+_STOPPED_READING = ("protocol: the bot stopped reading its stream (the referee could not write to it): a bot "
+                    "must read every message the referee sends")
+
+
 class Outcome(enum.Enum):
     """How a pending decision ended other than with an answer."""
 
@@ -59,9 +66,15 @@ class SeatLink:
         """Whether the stream ended because the bot broke the protocol (else: crash/disconnect)."""
         self.abort_code: grpc.StatusCode | None = None
         self.abort_details = ""
-        self.violations: list[str] = []
-        """Protocol violations seen by the reader, not yet reported by the match loop."""
+        self.violations: list[tuple[int, str]] = []
+        """Protocol violations seen by the reader, not yet reported by the match loop: (the
+        decision during which it came, words)."""
         self.on_violation: Callable[[], None] = lambda: None
+        self.decision_now: Callable[[], int] = lambda: 0
+        """The match's decision index now (set by the match loop): a violation or the stream's
+        end is recorded at the decision during which it happened, not when the loop looks."""
+        self.lost_at = -1
+        """The decision during which the stream ended or broke (-1: it has not)."""
         self._max_violations = max_violations
         self.welcome: bpb.RefereeMessage | None = None
         """Sent by the handler as soon as the token is accepted, before any request."""
@@ -75,6 +88,10 @@ class SeatLink:
         """The reader stopped on too many violations: no answer can be read any more."""
         self._deadline = 0.0
         """``loop.time()`` at which the pending decision times out."""
+        self._writer: asyncio.Task[Any] | None = None
+        """The task writing a request right now: a bot that stopped reading blocks that write
+        (its flow-control window is full), and the deadline timer then cancels it."""
+        self._write_stalled = False
         self._timer: asyncio.TimerHandle | None = None
         """The seat's one deadline timer; it may be armed for an earlier decision's deadline, in
         which case it fires early and re-arms itself (see :meth:`_arm`)."""
@@ -123,7 +140,7 @@ class SeatLink:
         return False
 
     def _violate(self, words: str) -> None:
-        self.violations.append(words)
+        self.violations.append((self.decision_now(), words))
         self.on_violation()
 
     def lost(self, reason: str, protocol_error: bool = False) -> None:
@@ -131,6 +148,7 @@ class SeatLink:
         if self.state is LinkState.CLOSED:
             return
         self.state = LinkState.CLOSED
+        self.lost_at = self.decision_now()
         self.close_reason = reason
         self.close_is_protocol_error = protocol_error
         self._context = None
@@ -143,16 +161,44 @@ class SeatLink:
     def is_open(self) -> bool:
         return self.state is LinkState.CONNECTED
 
-    async def send(self, message: bpb.RefereeMessage) -> bool:
-        """Write to the bot; False (and the link closed) if the stream is gone."""
+    async def send(self, message: bpb.RefereeMessage, limit_s: float = SEND_LIMIT_S) -> bool:
+        """Write to the bot; False (and the link closed) if the stream is gone, or if the write
+        waited ``limit_s`` seconds: the bot stopped reading, and must not hold up its match."""
         context = self._context
         if context is None:
             return False
         try:
-            await context.write(message)
+            await asyncio.wait_for(context.write(message), limit_s)
+        except asyncio.TimeoutError:
+            self.lost(_STOPPED_READING, protocol_error=True)
+            return False
         except Exception as err:  # noqa: BLE001 - any write failure means the stream is gone
             self.lost(f"the stream broke while sending ({type(err).__name__})")
             return False
+        return True
+
+    async def _send_request(self, message: bpb.RefereeMessage) -> bool:
+        """:meth:`send` for a request, with no timer of its own (this is every decision's path):
+        the seat's deadline timer cancels a write still blocked when the decision times out."""
+        context = self._context
+        if context is None:
+            return False
+        self._writer = asyncio.current_task()
+        try:
+            await context.write(message)
+        except asyncio.CancelledError:
+            if not self._write_stalled:
+                raise
+            self._write_stalled = False
+            if self._writer is not None:
+                self._writer.uncancel()
+            self.lost(_STOPPED_READING, protocol_error=True)
+            return False
+        except Exception as err:  # noqa: BLE001 - any write failure means the stream is gone
+            self.lost(f"the stream broke while sending ({type(err).__name__})")
+            return False
+        finally:
+            self._writer = None
         return True
 
     async def ask(self, message: bpb.RefereeMessage, request_id: int, hard_s: float) -> tuple[Any, float]:
@@ -169,11 +215,10 @@ class SeatLink:
         self._pending_id = request_id
         start = time.perf_counter()
         self._arm(loop, loop.time() + hard_s)
-        if not await self.send(message):
+        if not await self._send_request(message):
             return Outcome.CLOSED, time.perf_counter() - start
         result = await future
         if result is Outcome.TIMEOUT:
-            self._expired.add(request_id)
             return result, time.perf_counter() - start
         if result is Outcome.CLOSED or result is Outcome.VIOLATIONS:
             return result, time.perf_counter() - start
@@ -218,6 +263,12 @@ class SeatLink:
         if pending is None or pending.done():
             return
         if loop.time() >= self._deadline:
+            # expired before the future resolves: an answer read in the same loop turn, before
+            # ask() resumes, is late (dropped), not a second answer
+            self._expired.add(self._pending_id)
             pending.set_result(Outcome.TIMEOUT)
+            if self._writer is not None:  # the request is not even written: the bot stopped reading
+                self._write_stalled = True
+                self._writer.cancel()
         else:
             self._timer = loop.call_at(self._deadline, self._on_timer, loop)

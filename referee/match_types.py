@@ -91,6 +91,9 @@ class Failure:
     decision: int
     """Index of the decision (actions applied so far, all seats) during which it happened."""
     message: str
+    output: str = ""
+    """The end of the bot's own output (a crash's traceback), for the operator only: never sent
+    to a bot or written to a replay (it may show the bot's cards)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "kind": self.kind.value, "decision": self.decision, "message": self.message}

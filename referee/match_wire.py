@@ -218,7 +218,17 @@ class EventCache:
         return encoded
 
 
+_WORDS_LIMIT = 600
+"""Longest failure message (the engine quotes what a bot sent, cut; this bounds the rest)."""
+
+
 def illegal_words(err: IllegalActionError) -> str:
-    """The engine's reason, starting with ``illegal:``."""
+    """The engine's reason, starting with ``illegal:``, at most :data:`_WORDS_LIMIT` characters."""
     text = str(err)
-    return text if text.startswith("illegal") else f"illegal: {text}"
+    return bounded(text if text.startswith("illegal") else f"illegal: {text}")
+
+
+def bounded(words: str) -> str:
+    """``words`` cut to :data:`_WORDS_LIMIT` characters: every failure is sent to the bot and
+    stored, and a message built from a bot's input must not grow with it."""
+    return words if len(words) <= _WORDS_LIMIT else words[:_WORDS_LIMIT] + "..."

@@ -297,7 +297,9 @@ class RefereeService:
             except Exception:  # noqa: BLE001 - the bot left before its Welcome
                 link.lost("the stream broke before the Welcome")
                 return
-        if link.state is not LinkState.CLAIMED:  # the match ended meanwhile
+        if link.state is not LinkState.CLAIMED:  # the match ended, or the seat was taken over, meanwhile
+            if link.abort_code is not None:
+                await context.abort(link.abort_code, link.abort_details)
             return
         link.attach(context)
         reader = asyncio.ensure_future(_read(link, context, self.config.max_message_bytes))

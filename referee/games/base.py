@@ -67,6 +67,13 @@ class Event:
         return {"kind": self.kind, "seat": self.seat, **self.data}
 
 
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to about ``limit`` characters: how an error quotes what a bot sent
+    (a bot's 60 KB of text must not come back 60 KB long in every error)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 # --- rule sets ---------------------------------------------------------------------------------
 
 

@@ -126,3 +126,39 @@ def test_connect_ms_sets_how_long_a_bot_may_take_to_connect(tmp_path):
     assert short.exit_code == 0 and "crashed: the bot did not connect within 200 ms" in short.output
     enough = CliRunner().invoke(main, [*args, "--connect-ms", "20000"])
     assert enough.exit_code == 0 and "failure:" not in enough.output
+
+
+STRAY = '''\
+"""Answers its third request twice over: first with an id nobody asked for, then rightly."""
+import queue
+from talon_sdk._proto.talon.v1 import bot_pb2
+from talon_sdk.wire import answer, first_legal, hello, open_stream, read_to_end, seat_token
+
+outbox = queue.Queue()
+outbox.put(hello(seat_token(), "stray"))
+stream, seen = open_stream(outbox), 0
+for message in stream:
+    if message.WhichOneof("message") == "request":
+        request, seen = message.request, seen + 1
+        if seen == 3:
+            print("stray during decision", request.decision, flush=True)
+            outbox.put(answer(request.request_id + 1000, first_legal(request)))
+        outbox.put(answer(request.request_id, first_legal(request)))
+    elif message.WhichOneof("message") == "over":
+        break
+outbox.put(None)
+'''
+
+
+def test_a_violation_is_recorded_at_the_decision_during_which_it_came(tmp_path):
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "bot.py").write_text(STRAY)
+    logs = tmp_path / "logs"
+    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(stray),
+                                    "--bot", str(SAMPLES / "random"), "--seed", "4", "--sandbox", "process",
+                                    "--bot-logs", str(logs), "--json"])
+    assert out.exit_code == 0, out.output
+    failures = json.loads(out.stdout)["failures"]
+    said = next(line for p in logs.iterdir() for line in p.read_text().splitlines() if line.startswith("stray during"))
+    assert [(f["kind"], f["decision"]) for f in failures] == [("protocol_error", int(said.split()[-1]))], failures

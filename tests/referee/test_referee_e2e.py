@@ -7,6 +7,7 @@ The module's last test checks the same server still serves matches.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -68,10 +69,11 @@ def test_each_failure_kind_is_caught_reported_and_recorded(arena, name, kind, wo
         assert failures[0].message[:40] in logs or "the referee ended the stream" in logs, logs[-2000:]
     if name == "oversize":
         assert "RESOURCE_EXHAUSTED" in logs and "larger than max" in logs
-    if name == "crash":  # the exception's own line, whole; no guess about the stream beside a traceback
-        crash = failures[-1].message
-        assert "| RuntimeError: crash bot: crashing on purpose mid-match" in crash, crash
-        assert "gRPC" not in crash and "\\n" not in crash
+    if name == "crash":  # the exception's own line, whole, for the operator; no guess about the stream
+        crash = failures[-1]
+        assert crash.output.endswith("| RuntimeError: crash bot: crashing on purpose mid-match"), crash
+        assert "gRPC" not in crash.message and "\\n" not in crash.output
+        assert "RuntimeError" not in json.dumps(result.replay)  # the bot's output reaches no seat
 
 
 def test_a_late_answer_does_not_kill_the_stream(arena):

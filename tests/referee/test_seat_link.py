@@ -32,8 +32,8 @@ def test_a_pending_decision_ends_when_the_reader_stops_on_violations() -> None:
         assert [link.receive(_bogus(10_000_000 + i)) for i in range(3)] == [True, True, False]
         outcome, elapsed = await asyncio.wait_for(asking, 1.0)  # not the 60 s clock
         assert outcome is Outcome.VIOLATIONS and elapsed < 1.0
-        assert len(link.violations) == 3 and all(v.startswith("protocol: answer names request")
-                                                 for v in link.violations)
+        assert len(link.violations) == 3 and all(words.startswith("protocol: answer names request")
+                                                 for _, words in link.violations)
 
     asyncio.run(scenario())
 
@@ -47,5 +47,72 @@ def test_a_decision_asked_after_the_reader_stopped_does_not_wait() -> None:
         outcome, _ = await asyncio.wait_for(link.ask(bpb.RefereeMessage(), 1, 60.0), 1.0)
         assert outcome is Outcome.VIOLATIONS
         assert context.written == []  # nothing sent to a bot whose answers nobody reads
+
+    asyncio.run(scenario())
+
+
+class _Stalled(_Context):
+    """A bot that stopped reading: its flow-control window is full, so a write never completes."""
+
+    async def write(self, message: bpb.RefereeMessage) -> None:
+        await asyncio.Event().wait()
+
+
+def test_a_request_that_cannot_be_written_ends_at_its_deadline() -> None:
+    """A bot that stops reading blocks the referee's write; the decision's own clock ends it
+    (before, the match loop waited in the write for ever, and the other seats with it)."""
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3)
+        link.attach(_Stalled())
+        outcome, elapsed = await asyncio.wait_for(link.ask(bpb.RefereeMessage(), 1, 0.05), 5.0)
+        assert outcome is Outcome.CLOSED and elapsed < 1.0
+        assert link.close_is_protocol_error and "the bot stopped reading its stream" in link.close_reason
+        assert not link.is_open
+
+    asyncio.run(scenario())
+
+
+def test_any_other_message_that_cannot_be_written_ends_after_its_limit() -> None:
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3)
+        link.attach(_Stalled())
+        assert await asyncio.wait_for(link.send(bpb.RefereeMessage(), limit_s=0.05), 5.0) is False
+        assert link.close_is_protocol_error and "stopped reading" in link.close_reason
+
+    asyncio.run(scenario())
+
+
+def test_a_task_cancelled_while_it_writes_a_request_stays_cancelled() -> None:
+    """Only the deadline's own cancel is turned into a lost stream: a shutdown still cancels."""
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3)
+        link.attach(_Stalled())
+        asking = asyncio.ensure_future(link.ask(bpb.RefereeMessage(), 1, 60.0))
+        await asyncio.sleep(0.01)
+        asking.cancel()
+        try:
+            await asking
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("the cancel was swallowed")
+
+    asyncio.run(scenario())
+
+
+def test_an_answer_read_as_the_clock_runs_out_is_late_not_a_second_answer() -> None:
+    """The timer resolves the decision as a timeout; an answer the reader hands over in that same
+    loop turn (before the match resumes) is late and dropped, not 'answered twice'."""
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3)
+        link.attach(_Context())
+        asking = asyncio.ensure_future(link.ask(bpb.RefereeMessage(), 7, 60.0))
+        await asyncio.sleep(0)
+        loop = asyncio.get_running_loop()
+        link._deadline = loop.time()  # the clock runs out now: the timer's callback, then the
+        link._on_timer(loop)          # reader's hand-over, in one turn of the loop
+        assert link.receive(bpb.BotMessage(answer=bpb.Answer(request_id=7)))
+        outcome, _ = await asking
+        assert outcome is Outcome.TIMEOUT and link.violations == []
 
     asyncio.run(scenario())

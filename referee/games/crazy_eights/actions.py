@@ -18,7 +18,7 @@ names, then plays by card.
 from __future__ import annotations
 
 from referee.cards import card_name, parse_card, parse_suit, suit_name
-from referee.games.base import IllegalActionError
+from referee.games.base import IllegalActionError, shown
 
 DRAW = 0
 PASS = 1
@@ -100,5 +100,5 @@ def parse_action(text: str) -> int:
                 raise ValueError(" ".join(rest))
             return play_action(card, named, announce)
     except ValueError as err:
-        raise IllegalActionError(f"cannot read action {text!r} ({err}); forms: {forms}", text) from None
-    raise IllegalActionError(f"cannot read action {text!r}; forms: {forms}", text)
+        raise IllegalActionError(f"cannot read action {shown(text)} ({err}); forms: {forms}", text) from None
+    raise IllegalActionError(f"cannot read action {shown(text)}; forms: {forms}", text)

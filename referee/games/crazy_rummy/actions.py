@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from referee.games.base import IllegalActionError
+from referee.games.base import IllegalActionError, shown
 from talon_sdk.cards import (
     CardError,
     card_name,
@@ -205,14 +205,20 @@ def parse_action(text: str, meld_kinds: Sequence[int] = ()) -> RummyAction:
     """
     words = text.strip().lower().replace(",", " ").split()
     if (len(words) == 6 and words[:2] == ["lay", "off"] and words[3:5] == ["on", "meld"]
-            and words[5].isdigit() and int(words[5]) < len(meld_kinds)):
+            and _is_index(words[5]) and int(words[5]) < len(meld_kinds)):
         words[4] = "set" if meld_kinds[int(words[5])] == 0 else "run"
     try:
         return _parse_words(words)
     except (CardError, ValueError, IndexError) as err:
         if isinstance(err, ActionFormatError):
             raise
-        raise ActionFormatError(f"cannot read action {text!r} ({err}); forms: {FORMS}", text) from None
+        raise ActionFormatError(f"cannot read action {shown(text)} ({err}); forms: {FORMS}", text) from None
+
+
+def _is_index(word: str) -> bool:
+    """Plain ASCII digits, few of them (``'²'.isdigit()`` is true, and ``int()`` of thousands of
+    digits raises)."""
+    return word.isascii() and word.isdigit() and len(word) <= 6
 
 
 def _parse_words(words: list[str]) -> RummyAction:
@@ -242,8 +248,8 @@ def _parse_words(words: list[str]) -> RummyAction:
 
 
 def _parse_index(word: str) -> int:
-    if not word.isdigit():
-        raise ValueError(f"meld index {word!r} is not a number")
+    if not _is_index(word):
+        raise ValueError(f"meld index {shown(word)} is not a number")
     return int(word)
 
 
@@ -279,7 +285,7 @@ def action_from_json(data: Any) -> RummyAction:
         reader = parse_rank if kind in SET_KINDS else parse_card
         meanings = _json_ints(data.get("meanings", []), reader)
     except (CardError, TypeError) as err:
-        raise ActionFormatError(f"cannot read action {data!r}: {err}", data) from None
+        raise ActionFormatError(f"cannot read action {shown(data)}: {err}", data) from None
     target = data.get("target", -1)
     return check_shape((kind, cards, meanings, target))
 
