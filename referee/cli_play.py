@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from referee.cli_limits import container_limit_options, limits_from_flags
+from referee.cli_signals import stoppable
 from referee.games import GAMES, RulesError
 from referee.match_types import Clocks, ConfigError, MatchConfig, MatchResult
 
@@ -121,9 +122,12 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
                                     connect_timeout_ms=connect_ms))
         kind = _sandbox_kind(sandbox_kind, list(bots))
         limits = limits_from_flags(bot_cpus, bot_memory, bot_pids, bot_runtime, kind)
-        result = asyncio.run(play_match(config, list(bots), kind, limits, kept))
+        result = asyncio.run(stoppable(play_match(config, list(bots), kind, limits, kept)))
     except (RulesError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
+    except asyncio.CancelledError:  # SIGTERM: the bots were stopped on the way out
+        click.echo("stopped (SIGTERM): the match was not finished", err=True)
+        sys.exit(143)
     if as_json:  # the result first: a replay that cannot be written must not hide it
         click.echo(json.dumps(result.summary_json(), indent=1))
     else:

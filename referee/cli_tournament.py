@@ -18,6 +18,7 @@ import click
 from referee.cli_config import config_option
 from referee.cli_limits import container_limit_options, limits_from_flags
 from referee.cli_output import write_output
+from referee.cli_signals import stoppable
 
 if TYPE_CHECKING:
     from referee.sandbox.base import BotSpec
@@ -203,11 +204,12 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
     try:
         with TournamentStore.open(db, config, resume=resume) as store:
             with _view(quiet, as_json, *matches_so_far(store)) as view:
-                asyncio.run(run_tournament(store, {s.name: s for s in specs}, concurrency=concurrency,
-                                           replay_dir=replay_dir, on_progress=view.group, on_match=view.match))
+                asyncio.run(stoppable(run_tournament(store, {s.name: s for s in specs}, concurrency=concurrency,
+                                                     replay_dir=replay_dir, on_progress=view.group,
+                                                     on_match=view.match)))
     except (StoreError, ConfigError, SandboxError) as err:
         raise click.ClickException(str(err)) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM (see cli_signals)
         click.echo(_interrupted(db), err=True)
         sys.exit(130)
     from referee.tournament.report import leaderboard, rows

@@ -38,14 +38,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import hashlib
 import itertools
 import json
 import logging
+import signal
 import tempfile
+import threading
 from functools import partial
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,10 +245,25 @@ async def run_tournament(
                 await asyncio.gather(*tasks, return_exceptions=True)
                 raise
             finally:
-                await pool.close()
-                if own_sandbox:
-                    await box.close()
+                with _interrupts_deferred():  # a second Ctrl-C must not leave bots running
+                    await pool.close()
+                    if own_sandbox:
+                        await box.close()
     return tally.played
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Ignore Ctrl-C while the bots are being stopped (from the main thread; elsewhere, a no-op):
+    a second Ctrl-C right after the first interrupted that and left containers running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 LOOKAHEAD = 64

@@ -25,7 +25,9 @@ simply plays again.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -93,10 +95,13 @@ class ConfigMismatchError(StoreError):
 class TournamentStore:
     """An open tournament database. Use :meth:`open` (to run) or :meth:`read` (to rate)."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, config: TournamentConfig) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, config: TournamentConfig,
+                 lock: int | None = None) -> None:
         self._db = connection
         self.path = path
         self.config = config
+        self._lock = lock
+        """The run lock's file descriptor (a store opened to play), released on close."""
 
     # --- opening ------------------------------------------------------------------------------
 
@@ -116,6 +121,17 @@ class TournamentStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise StoreError(f"cannot create the folder of {path} ({err.strerror or err})") from None
+        lock = _run_lock(path)
+        try:
+            store = cls._open_locked(path, config, resume, exists, lock)
+        except BaseException:
+            os.close(lock)
+            raise
+        return store
+
+    @classmethod
+    def _open_locked(cls, path: Path, config: TournamentConfig, resume: bool, exists: bool,
+                     lock: int) -> TournamentStore:
         db = _connect(path)
         try:
             stored = _stored_config(db, path) if exists else None
@@ -128,7 +144,7 @@ class TournamentStore:
                 except sqlite3.IntegrityError:  # another run created it between our look and our write
                     raise StoreError(f"{path} already holds a tournament, created by another run just now; pass "
                                      "--resume to continue it, or choose another --db file") from None
-                return cls(db, path, config)
+                return cls(db, path, config, lock)
             if not resume:
                 raise StoreError(
                     f"{path} already holds a tournament ({stored.game}, {len(stored.bots)} bots, "
@@ -141,7 +157,7 @@ class TournamentStore:
                     + "\n  ".join(differences)
                     + "\nresume with the stored settings, or start a new --db file"
                 )
-            return cls(db, path, stored)
+            return cls(db, path, stored, lock)
         except BaseException:
             db.close()
             raise
@@ -155,7 +171,7 @@ class TournamentStore:
         path = Path(path)
         if not path.is_file():
             raise StoreError(f"no tournament database at {path}")
-        db = _connect(path)
+        db = _connect(path, read_only=True)
         try:
             config = _stored_config(db, path)
         except BaseException:
@@ -168,6 +184,9 @@ class TournamentStore:
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)  # releases the run lock
+            self._lock = None
 
     def __enter__(self) -> TournamentStore:
         return self
@@ -245,17 +264,52 @@ class TournamentStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as err:  # a full disk, an unwritable file: nothing half-written
+            raise StoreError(f"{self.path}: cannot write ({err}); what was committed is kept: fix this, then "
+                             "run again with --resume") from None
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _run_lock(path: Path) -> int:
+    """Hold ``<db>.lock`` for as long as this run plays into ``path``; refuse if another run does
+    (two runs would play the same deal groups and both fail on the second commit)."""
+    lock_path = path.with_name(path.name + ".lock")
     try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise StoreError(f"cannot create {lock_path} ({err.strerror or err}): is the folder writable?") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise StoreError(f"{path} is being played by another run ({holder}): wait for it, or stop it and "
+                         "--resume") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
+    """A connection; ``read_only`` for rating and reports (a database in a read-only folder,
+    and a foreign file, are read without changing anything, not even the journal mode)."""
+    try:
+        if read_only:
+            writable = os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
+            # a writable file is opened as usual (its last connection tidies the WAL files away);
+            # an unwritable one as immutable (SQLite cannot even make the WAL index beside it);
+            # either way nothing is written, the journal mode included
+            db = sqlite3.connect(path if writable else f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=not writable,
+                                 isolation_level=None, timeout=30.0)
+            db.execute("PRAGMA query_only=ON")
+            return db
         db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

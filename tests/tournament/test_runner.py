@@ -190,6 +190,40 @@ def test_ctrl_c_stops_cleanly_and_resume_gives_the_same_table(
     assert json.loads(resumed.stdout) == full_rows
 
 
+def test_sigterm_stops_like_ctrl_c(tmp_path: Path, uninterrupted: tuple[Path, list[dict[str, object]]]) -> None:
+    """SIGTERM (timeout, systemd, a CI cancel) ends a run as Ctrl-C does: bots stopped, what was
+    played kept, the resume command shown; before, the process died and left its bots running."""
+    full_db, full_rows = uninterrupted
+    db = tmp_path / "terminated.sqlite"
+    child = subprocess.Popen(command(db, "--concurrency", "2"), cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    wait_for_groups(db, child, 1)
+    bots = {pid: start_time(pid) for pid in descendants(child.pid)}
+    assert bots and child.poll() is None
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert "interrupted: the running matches were stopped" in err and err.rstrip().endswith("--resume")
+    assert [pid for pid, started in bots.items() if start_time(pid) == started] == []
+    resumed = subprocess.run(command(db, "--resume", "--json"), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert outcomes(db) == outcomes(full_db) and json.loads(resumed.stdout) == full_rows
+
+
+def test_a_second_run_on_the_same_database_is_refused_while_the_first_plays(tmp_path: Path) -> None:
+    db = tmp_path / "busy.sqlite"
+    first = subprocess.Popen(command(db, "--concurrency", "1"), cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_groups(db, first, 1)
+        second = subprocess.run(command(db, "--resume"), cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert second.returncode == 1
+        assert f"{db} is being played by another run (pid {first.pid}): wait for it" in second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=120)
+
+
 def test_resume_refuses_other_settings_and_changed_bots(tmp_path: Path,
                                                         uninterrupted: tuple[Path, list[dict[str, object]]]) -> None:
     full_db, _ = uninterrupted

@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -182,3 +184,50 @@ def test_sigkill_never_leaves_half_a_group(tmp_path: Path) -> None:
     with TournamentStore.read(db) as store:
         schedule = Schedule.from_config(big)
         assert store.results() == [r for g in schedule.groups() for r in played(g)]
+
+
+def test_one_run_at_a_time_plays_into_a_database(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    with TournamentStore.open(db, CONFIG):
+        with pytest.raises(StoreError, match=rf"is being played by another run \(pid {os.getpid()}\)"):
+            TournamentStore.open(db, CONFIG, resume=True)
+        with TournamentStore.read(db) as reader:  # reading while it plays is fine
+            assert reader.config.seed == CONFIG.seed
+    with TournamentStore.open(db, CONFIG, resume=True):  # released on close
+        pass
+
+
+def _as_nobody() -> None:
+    if os.geteuid() == 0:  # root writes anywhere: read as a user who cannot
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def test_a_database_in_a_read_only_folder_is_read_without_writing() -> None:
+    top = Path(tempfile.mkdtemp(prefix="tro-"))  # pytest's own tmp folders are closed to other users
+    top.chmod(0o755)
+    try:
+        _read_only_case(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _read_only_case(top: Path) -> None:
+    folder = top / "ro"
+    folder.mkdir()
+    db = folder / "t.sqlite"
+    with TournamentStore.open(db, CONFIG) as store:
+        for group in Schedule.from_config(store.config).groups():
+            store.commit_group(group, played(group))
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    folder.chmod(0o555)
+    try:
+        script = ("from referee.tournament.store import TournamentStore\n"
+                  f"with TournamentStore.read({str(db)!r}) as s:\n    print(len(s.results()))\n")
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                             preexec_fn=_as_nobody, cwd="/")
+    finally:
+        folder.chmod(0o755)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(3 * 3 * 4)  # every group's matches
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before  # nothing written
