@@ -56,7 +56,7 @@ from referee.match_types import Clocks, MatchConfig
 from referee.match_types import MatchResult as PlayedMatch
 from referee.sandbox.base import BotSpec, Listeners, Sandbox
 from referee.tournament.config import ConfigError, TournamentConfig
-from referee.tournament.pool import WarmPool, first_wave
+from referee.tournament.pool import WarmBot, WarmPool, first_wave
 from referee.tournament.ratings import LiveRatings
 from referee.tournament.results import Failure, MatchResult
 from referee.tournament.schedule import DealGroup, Match, Schedule
@@ -335,20 +335,26 @@ async def _play(
     from referee.match import BotSeat, WarmSeat, run_match
     from referee.replay import write_replay
 
-    instances = await pool.acquire_all(match.seats, match.rotation)
-    try:
-        seats: list[WarmSeat | BotSeat] = [
-            WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
-            for name, b in zip(match.seats, instances)
-        ]
-        match_config = MatchConfig(
-            config.game, config.rules, match.seed, dict(config.rule_overrides), clocks, match_id=match.match_id
-        )
-        played = await run_match(match_config, seats, service=service, sandbox=sandbox)
-    finally:
-        for bot in instances:
-            if bot is not None:
-                pool.release(bot)
+    match_config = MatchConfig(
+        config.game, config.rules, match.seed, dict(config.rule_overrides), clocks, match_id=match.match_id
+    )
+    for attempt in range(2):
+        instances = await pool.acquire_all(match.seats, match.rotation)
+        try:
+            seats: list[WarmSeat | BotSeat] = [
+                WarmSeat(b.name, b.handle, b.token_file) if b is not None else BotSeat(pool.bots[name], name)
+                for name, b in zip(match.seats, instances)
+            ]
+            played = await run_match(match_config, seats, service=service, sandbox=sandbox)
+        finally:
+            for bot in instances:
+                if bot is not None:
+                    pool.release(bot)
+        if attempt or not _died_before_playing(played, instances):
+            break
+        # A warm instance that exited after its last match (found alive when it was taken, dead
+        # before it connected) did not fail this match: it is replaced and the match played
+        # again, so that whether its death is charged does not depend on timing.
     # From here to the group's commit nothing awaits: a Ctrl-C cannot split them.
     replay: str | None = None
     if replay_dir is not None:  # named per tournament: match ids repeat across tournaments
@@ -359,6 +365,12 @@ async def _play(
     store.record_pending(result)
     played_one()
     return result
+
+
+def _died_before_playing(played: PlayedMatch, instances: Sequence[WarmBot | None]) -> bool:
+    """Whether a warm instance of this match is dead and its seat never played a decision."""
+    return any(bot is not None and not bot.handle.is_alive() and played.seats[i].decisions == 0
+               for i, bot in enumerate(instances))
 
 
 def replay_prefix(config: TournamentConfig) -> str:

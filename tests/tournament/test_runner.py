@@ -277,6 +277,48 @@ def test_failures_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> Non
         assert result.failures[0].decision >= 2 and "crashing on purpose" in result.failures[0].message
 
 
+ONE_MATCH = """\
+import os
+from talon_sdk import Bot, run
+
+
+class OneMatch(Bot):
+    name = "one_match"
+
+    def decide(self, view):
+        return view.legal_actions[0]
+
+    def on_end(self, result):
+        os._exit(0)  # a warm instance that leaves after each match
+
+
+run(OneMatch)
+"""
+
+
+def test_a_warm_bot_that_leaves_after_each_match_is_replaced_not_charged(tmp_path: Path) -> None:
+    """Whether the next match finds such an instance already dead (replaced at once) or still
+    alive (it dies before connecting) is a race; either way the match is played by a fresh
+    instance and nobody is charged, so the table does not depend on timing."""
+    import asyncio
+
+    from referee.tournament.runner import run_tournament
+
+    (tmp_path / "one_match").mkdir()
+    (tmp_path / "one_match" / "bot.py").write_text(ONE_MATCH)
+    specs = {"one_match": BotSpec.from_dir(tmp_path / "one_match"), "strong": BotSpec.from_dir(BOTS / "strong")}
+    config = TournamentConfig.make(
+        game="crazy-eights", rules="classic", table_size=2, bots=list(specs), seed=5, deal_groups=4,
+        rule_overrides={"match_end": "hands", "match_hands": 1}, sandbox="process",
+        options=tournament_options(list(specs.values()), None, None, None),
+    )
+    with TournamentStore.open(tmp_path / "t.sqlite", config) as store:
+        played = asyncio.run(run_tournament(store, specs, concurrency=1))
+        results = store.results()
+    assert played == 8 and len(results) == 8
+    assert [r.failures for r in results] == [()] * 8, [r.failures for r in results if r.failures]
+
+
 @pytest.mark.parametrize(("table_size", "concurrency"), [(2, 1), (2, 2), (2, 3), (3, 2)])
 def test_no_instance_sees_a_deal_twice(tmp_path: Path, table_size: int, concurrency: int) -> None:
     """The memory bot crashes if a deal comes back to it; warm instances must never let it.
