@@ -53,6 +53,9 @@ def _register() -> None:
     from referee.cli_serve import serve
 
     main.add_command(serve)
+    from referee.cli_match import match
+
+    main.add_command(match)
 
 
 _register()

@@ -18,19 +18,10 @@ from typing import Any
 import click
 
 from referee.cli_limits import container_limit_options, limits_from_flags
+from referee.cli_rules import parse_overrides
 from referee.cli_signals import stoppable
 from referee.games import GAMES, RulesError
 from referee.match_types import Clocks, ConfigError, MatchConfig, MatchResult
-
-
-def _overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. special_cards=pagat_typical", param_hint="--set")
-        out[name.strip()] = value.strip()
-    return out
 
 
 async def play_match(config: MatchConfig, bots: list[Path], sandbox_kind: str,
@@ -117,7 +108,7 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
         check_writable(logs_dir / "x.log", "--bot-logs")
     kept: list[tuple[str, str]] | None = [] if logs_dir is not None else None
     try:
-        config = MatchConfig(game, preset, seed, _overrides(sets),
+        config = MatchConfig(game, preset, seed, parse_overrides(sets),
                              Clocks(decision_ms=decision_ms, bank_ms=bank_ms, max_strikes=max_strikes,
                                     connect_timeout_ms=connect_ms))
         kind = _sandbox_kind(sandbox_kind, list(bots))

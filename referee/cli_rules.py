@@ -16,7 +16,8 @@ def parse_overrides(items: tuple[str, ...]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise click.BadParameter(f"{item!r}: write a switch as NAME=VALUE, like draw_mode=up_to_n")
+            raise click.BadParameter(f"{item!r}: write a switch as NAME=VALUE, like draw_mode=up_to_n",
+                                     param_hint="--set")
         out[name.strip()] = value.strip()
     return out
 

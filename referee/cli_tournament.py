@@ -18,6 +18,7 @@ import click
 from referee.cli_config import config_option
 from referee.cli_limits import container_limit_options, limits_from_flags
 from referee.cli_output import write_output
+from referee.cli_rules import parse_overrides
 from referee.cli_signals import stoppable
 
 if TYPE_CHECKING:
@@ -98,16 +99,6 @@ def report(db: Path, out: Path, samples: int, bootstrap_seed: int, anchor: str |
     click.echo(f"wrote {out}")
 
 
-def _overrides(pairs: tuple[str, ...]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{pair!r}: write switch=value, e.g. match_hands=1", param_hint="--set")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity, which a container or ``taskset``
     narrows; ``os.cpu_count()`` where affinity is unknown): the default ``--concurrency``."""
@@ -181,7 +172,7 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
         config = TournamentConfig.make(
             game=game, rules=preset, table_size=table_size, bots=[s.name for s in specs], seed=seed,
             deal_groups=deal_groups, mode="gauntlet" if challenger else "round-robin", challenger=challenger,
-            tables=tables, sandbox=kind, rule_overrides=_overrides(sets),
+            tables=tables, sandbox=kind, rule_overrides=parse_overrides(sets),
             options=tournament_options(specs, decision_ms, bank_ms, max_strikes, limits), deal_key=deal_key,
         )
         _check_rules(config)

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2  # type: ignore[import-untyped]
@@ -38,6 +39,13 @@ def _line(process: subprocess.Popen[str], timeout_s: float = 30.0) -> str:
 def _unary(channel: grpc.Channel, method: str, request, reply):
     return channel.unary_unary(f"/talon.v1.MatchControl/{method}", request_serializer=type(request).SerializeToString,
                                response_deserializer=reply.FromString)(request, timeout=60)
+
+
+def _stop(*processes: subprocess.Popen[Any]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def test_serve_runs_matches_for_bots_started_by_hand_and_stops_on_sigterm():
@@ -74,10 +82,7 @@ def test_serve_runs_matches_for_bots_started_by_hand_and_stops_on_sigterm():
         assert "stopping: running matches have 5 s to finish" in rest and rest.rstrip().endswith("stopped")
         assert not (tmp / "b.sock").exists() and not (tmp / "c.sock").exists()
     finally:
-        for process in (server, *bots):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        _stop(server, *bots)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -94,3 +99,42 @@ def test_serve_names_a_missing_listener_and_a_socket_in_use(tmp_path):
     assert in_use.returncode == 2 and "exists: is another referee serving there?" in in_use.stderr
     shown = run("--help")
     assert f"[default: {DEFAULT_MAX_MESSAGE_BYTES}]" in shown.stdout  # the help's default is the service's
+
+
+def test_talon_match_starts_a_match_on_a_running_serve_and_fetches_its_result():
+    """The shell's way to try a bot in any language: serve, `talon match start`, the bots with
+    their tokens, `talon match result --wait`."""
+    import json
+
+    tmp = Path(tempfile.mkdtemp(prefix="tsm-"))
+    control = f"unix://{tmp / 'c.sock'}"
+    server = subprocess.Popen([*TALON, "serve", "--bot-unix", str(tmp / "b.sock"), "--control-unix", str(tmp / "c.sock")],
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        assert _line(server).startswith("serving:")
+        started = subprocess.run([*TALON, "match", "start", "--control", control, "--game", "crazy-eights", "--rules",
+                                  "pagat", "--seat", "mine", "--seat", "theirs", "--seed", "4", "--set",
+                                  "match_target=30"], capture_output=True, text=True, timeout=60)
+        assert started.returncode == 0, started.stderr
+        ticket = json.loads(started.stdout)
+        assert [(s["seat"], s["name"]) for s in ticket["seats"]] == [(0, "mine"), (1, "theirs")]
+        assert ticket["bot_target"].startswith("unix://")
+        for seat in ticket["seats"]:
+            env = {"PATH": os.environ["PATH"], "TALON_ADDRESS": ticket["bot_target"], "TALON_TOKEN": seat["token"]}
+            bots.append(subprocess.Popen([sys.executable, str(ROOT / "sample_bots" / "random" / "bot.py")], env=env,
+                                         stderr=subprocess.DEVNULL))
+        done = subprocess.run([*TALON, "match", "result", "--control", control, ticket["match_id"], "--wait"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert [s["name"] for s in result["seats"]] == ["mine", "theirs"] and result["decisions"] > 0
+        unknown = subprocess.run([*TALON, "match", "result", "--control", control, "nope"], capture_output=True,
+                                 text=True, timeout=60)
+        assert unknown.returncode == 1 and "NOT_FOUND" in unknown.stderr
+    finally:
+        _stop(server, *bots)
+        shutil.rmtree(tmp, ignore_errors=True)
+    nobody = subprocess.run([*TALON, "match", "result", "--control", f"unix://{tmp / 'gone.sock'}", "x"],
+                            capture_output=True, text=True, timeout=60)
+    assert nobody.returncode == 1 and "no referee answers at" in nobody.stderr
