@@ -311,6 +311,9 @@ class RefereeService:
                       f"a message over the {self.config.max_message_bytes}-byte limit")
         if link.abort_code is not None:
             await context.abort(link.abort_code, link.abort_details)
+        if link.lost_at >= 0:  # ended by the bot's side (it closed its half, or broke the stream)
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"{link.close_reason}; the fallback player takes your seat")
 
     async def _authenticate(self, context: grpc.aio.ServicerContext[Any, Any]) -> SeatLink:
         try:

@@ -162,3 +162,31 @@ def test_a_violation_is_recorded_at_the_decision_during_which_it_came(tmp_path):
     failures = json.loads(out.stdout)["failures"]
     said = next(line for p in logs.iterdir() for line in p.read_text().splitlines() if line.startswith("stray during"))
     assert [(f["kind"], f["decision"]) for f in failures] == [("protocol_error", int(said.split()[-1]))], failures
+
+
+HALF_CLOSE = '''\
+"""Says Hello, closes its sending side at once, and reads on to the end."""
+import queue
+from talon_sdk.wire import hello, open_stream, read_to_end, seat_token
+
+outbox = queue.Queue()
+outbox.put(hello(seat_token(), "half"))
+outbox.put(None)  # done writing
+print("ended:", read_to_end(open_stream(outbox)), flush=True)
+'''
+
+
+def test_a_bot_that_closes_its_side_is_told_why_its_stream_ended(tmp_path):
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "bot.py").write_text(HALF_CLOSE)
+    logs = tmp_path / "logs"
+    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(half),
+                                    "--bot", str(SAMPLES / "random"), "--seed", "2", "--sandbox", "process",
+                                    "--bot-logs", str(logs), "--json"])
+    assert out.exit_code == 0, out.output
+    seats = json.loads(out.stdout)["seats"]
+    assert seats[0]["taken_over"] and seats[0]["place"] == 2
+    said = "".join(p.read_text() for p in logs.iterdir() if "half" in p.name)
+    assert "ended: FAILED_PRECONDITION: the stream ended before the match did" in said, said
+    assert "the fallback player takes your seat" in said
