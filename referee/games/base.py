@@ -107,6 +107,8 @@ class Switch:
             for choice in self.choices:
                 if value == choice and type(value) is type(choice):
                     return choice
+                if isinstance(choice, str) and isinstance(value, str) and value.strip().lower() == choice.lower():
+                    return choice  # 'q' for 'Q', 'ON' for 'on': a value is not its spelling
                 if isinstance(choice, bool) and isinstance(value, str):
                     if value.lower() in (("on", "true", "yes") if choice else ("off", "false", "no")):
                         return choice
@@ -202,6 +204,7 @@ class RuleSet(abc.ABC):
 
         :raises RulesError: for an unknown preset or switch, a bad value or combination.
         """
+        preset = next((name for name in cls.PRESETS if name == str(preset).strip().lower()), preset)
         if preset not in cls.PRESETS:
             raise RulesError(
                 f"unknown preset {preset!r} for {cls.GAME}; presets are: {', '.join(cls.PRESETS)}"

@@ -108,3 +108,11 @@ def test_too_many_cards_for_two_packs_names_what_to_change():
     one = make_rules("crazy-eights", "pagat", {"decks": 1, "initial_hand_size": 8})
     with pytest.raises(RulesError, match=r"need more than 1 pack\(s\); set 'decks' to 2"):
         new_match("crazy-eights", one, 7, 1)
+
+
+def test_presets_and_text_values_are_read_whatever_their_case():
+    rules = make_rules("crazy-eights", " Classic ", {"skip_rank": "q", "draw_mode": "UNTIL_PLAYABLE"})
+    assert rules.preset == "classic" and rules.skip_rank == "Q" and rules.draw_mode == "until_playable"
+    assert rules.to_json()["preset"] == "classic"
+    with pytest.raises(RulesError, match="switch 'skip_rank': 'K' is not allowed; allowed: none, Q, J, A"):
+        make_rules("crazy-eights", "classic", {"skip_rank": "K"})
