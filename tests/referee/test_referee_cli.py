@@ -11,6 +11,21 @@ from referee.cli import main
 from referee_support import SAMPLES
 
 
+def _bot(tmp_path, name, source):
+    """A bot directory ``name`` whose bot.py is ``source``."""
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "bot.py").write_text(source)
+    return directory
+
+
+def _play(bots, seed, *options):
+    """``talon play`` of Crazy Eights ``pagat`` with these bot directories, as processes."""
+    seats = [arg for bot in bots for arg in ("--bot", str(bot))]
+    return CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", *seats, "--seed", str(seed),
+                                     "--sandbox", "process", *options])
+
+
 def test_play_writes_a_replay_that_verifies_and_a_tampered_one_that_does_not(tmp_path):
     runner = CliRunner()
     replay = tmp_path / "out" / "new" / "match.json"  # a folder that does not exist yet is made
@@ -53,24 +68,18 @@ def test_play_prints_standings_and_names_bad_input():
 def test_a_replay_path_that_cannot_be_written_is_refused_before_the_match(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("a file, not a folder")
-    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot",
-                                    str(SAMPLES / "random"), "--bot", str(SAMPLES / "greedy"), "--seed", "3",
-                                    "--sandbox", "process", "--replay", str(blocked / "m.json")])
+    out = _play([SAMPLES / "random", SAMPLES / "greedy"], 3, "--replay", str(blocked / "m.json"))
     assert out.exit_code == 1 and "place  seat  bot" not in out.output  # refused before playing
     assert f"--replay {blocked / 'm.json'}: cannot create its folder" in out.output
 
 
 def test_bot_logs_keeps_what_each_bot_printed(tmp_path):
-    loud = tmp_path / "loud"
-    loud.mkdir()
     source = (SAMPLES / "random" / "bot.py").read_text()
     marker = "    def decide(self, view):\n"
     assert marker in source
-    (loud / "bot.py").write_text(source.replace(marker, marker + "        print('deciding', view.decision.decision)\n"))
+    loud = _bot(tmp_path, "loud", source.replace(marker, marker + "        print('deciding', view.decision.decision)\n"))
     logs = tmp_path / "logs" / "new"
-    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(loud),
-                                    "--bot", str(SAMPLES / "greedy"), "--seed", "3", "--sandbox", "process",
-                                    "--bot-logs", str(logs)])
+    out = _play([loud, SAMPLES / "greedy"], 3, "--bot-logs", str(logs))
     assert out.exit_code == 0, out.output
     files = {p.name.split("-", 1)[1]: p.read_text() for p in logs.iterdir()}
     assert sorted(files) == ["greedy.log", "loud.log"]
@@ -81,14 +90,10 @@ def test_bot_logs_keeps_what_each_bot_printed(tmp_path):
 def test_a_bots_escape_sequences_never_reach_the_terminal(tmp_path):
     """A crashing bot's output is quoted in its failure: control characters are shown, not run
     (an OSC 52 sequence would write the operator's clipboard, a CR could forge a line)."""
-    sly = tmp_path / "sly"
-    sly.mkdir()
-    (sly / "bot.py").write_text(
-        "import sys\n"
-        "sys.stderr.write('\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\r    1     0  sly   999  0\\n')\n"
-        "raise SystemExit('gone')\n")
-    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(sly),
-                                    "--bot", str(SAMPLES / "random"), "--seed", "3", "--sandbox", "process"])
+    sly = _bot(tmp_path, "sly", "import sys\n"
+                                "sys.stderr.write('\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\r    1     0  sly   999  0\\n')\n"
+                                "raise SystemExit('gone')\n")
+    out = _play([sly, SAMPLES / "random"], 3)
     assert out.exit_code == 0, out.output
     assert "\x1b" not in out.output and "\x07" not in out.output and "\r" not in out.output
     assert "\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x0d" in out.output
@@ -96,9 +101,7 @@ def test_a_bots_escape_sequences_never_reach_the_terminal(tmp_path):
 
 def test_a_malformed_replay_is_named_not_a_traceback(tmp_path):
     replay = tmp_path / "m.json"
-    played = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot",
-                                       str(SAMPLES / "random"), "--bot", str(SAMPLES / "greedy"), "--seed", "3",
-                                       "--sandbox", "process", "--replay", str(replay)])
+    played = _play([SAMPLES / "random", SAMPLES / "greedy"], 3, "--replay", str(replay))
     assert played.exit_code == 0, played.output
     good = json.loads(replay.read_text())
     for change, words in (
@@ -117,14 +120,10 @@ def test_a_malformed_replay_is_named_not_a_traceback(tmp_path):
 
 
 def test_connect_ms_sets_how_long_a_bot_may_take_to_connect(tmp_path):
-    slow = tmp_path / "slow"
-    slow.mkdir()
-    (slow / "bot.py").write_text("import time\ntime.sleep(1.0)\n" + (SAMPLES / "random" / "bot.py").read_text())
-    args = ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(slow), "--bot", str(SAMPLES / "random"),
-            "--seed", "1", "--sandbox", "process"]
-    short = CliRunner().invoke(main, [*args, "--connect-ms", "200"])
+    slow = _bot(tmp_path, "slow", "import time\ntime.sleep(1.0)\n" + (SAMPLES / "random" / "bot.py").read_text())
+    short = _play([slow, SAMPLES / "random"], 1, "--connect-ms", "200")
     assert short.exit_code == 0 and "crashed: the bot did not connect within 200 ms" in short.output
-    enough = CliRunner().invoke(main, [*args, "--connect-ms", "20000"])
+    enough = _play([slow, SAMPLES / "random"], 1, "--connect-ms", "20000")
     assert enough.exit_code == 0 and "failure:" not in enough.output
 
 
@@ -151,13 +150,8 @@ outbox.put(None)
 
 
 def test_a_violation_is_recorded_at_the_decision_during_which_it_came(tmp_path):
-    stray = tmp_path / "stray"
-    stray.mkdir()
-    (stray / "bot.py").write_text(STRAY)
     logs = tmp_path / "logs"
-    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(stray),
-                                    "--bot", str(SAMPLES / "random"), "--seed", "4", "--sandbox", "process",
-                                    "--bot-logs", str(logs), "--json"])
+    out = _play([_bot(tmp_path, "stray", STRAY), SAMPLES / "random"], 4, "--bot-logs", str(logs), "--json")
     assert out.exit_code == 0, out.output
     failures = json.loads(out.stdout)["failures"]
     said = next(line for p in logs.iterdir() for line in p.read_text().splitlines() if line.startswith("stray during"))
@@ -177,13 +171,8 @@ print("ended:", read_to_end(open_stream(outbox)), flush=True)
 
 
 def test_a_bot_that_closes_its_side_is_told_why_its_stream_ended(tmp_path):
-    half = tmp_path / "half"
-    half.mkdir()
-    (half / "bot.py").write_text(HALF_CLOSE)
     logs = tmp_path / "logs"
-    out = CliRunner().invoke(main, ["play", "--game", "crazy-eights", "--rules", "pagat", "--bot", str(half),
-                                    "--bot", str(SAMPLES / "random"), "--seed", "2", "--sandbox", "process",
-                                    "--bot-logs", str(logs), "--json"])
+    out = _play([_bot(tmp_path, "half", HALF_CLOSE), SAMPLES / "random"], 2, "--bot-logs", str(logs), "--json")
     assert out.exit_code == 0, out.output
     seats = json.loads(out.stdout)["seats"]
     assert seats[0]["taken_over"] and seats[0]["place"] == 2
