@@ -11,13 +11,18 @@ from pathlib import Path
 import click
 
 
-def check_writable(path: Path, option: str) -> None:
-    """Make the folder of ``path`` before the work starts, so a bad path fails in seconds, not
-    after a match; :raises click.ClickException: naming the option and why."""
+def make_folder(folder: Path, option: str, named: Path | None = None, what: str = "it") -> None:
+    """Make ``folder`` (and its parents) before the work starts, so a bad path fails in seconds,
+    not after a match; :raises click.ClickException: naming the option, the path and why."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise click.ClickException(f"{option} {path}: cannot create its folder ({err.strerror or err})") from None
+        raise click.ClickException(f"{option} {named or folder}: cannot create {what} ({err.strerror or err})") from None
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Make the folder of the file ``path``, and refuse a folder given as a file."""
+    make_folder(path.parent, option, named=path, what="its folder")
     if path.is_dir():
         raise click.ClickException(f"{option} {path}: is a folder; give a file name")
 

@@ -98,14 +98,14 @@ def play(game: str, preset: str, bots: tuple[Path, ...], seed: int, sets: tuple[
          decision_ms: int, bank_ms: int, max_strikes: int, connect_ms: int, bot_cpus: float | None, bot_memory: str | None,
          bot_pids: int | None, bot_runtime: str | None, replay_path: Path | None, logs_dir: Path | None, as_json: bool) -> None:
     """Run one match, one seat per --bot, and print the standings."""
-    from referee.cli_output import check_writable, write_output
+    from referee.cli_output import check_writable, make_folder, write_output
     from referee.replay import write_replay
     from referee.sandbox.base import SandboxError
 
     if replay_path is not None:
         check_writable(replay_path, "--replay")
     if logs_dir is not None:
-        check_writable(logs_dir / "x.log", "--bot-logs")
+        make_folder(logs_dir, "--bot-logs")
     kept: list[tuple[str, str]] | None = [] if logs_dir is not None else None
     try:
         config = MatchConfig(game, preset, seed, parse_overrides(sets),

@@ -17,7 +17,7 @@ import click
 
 from referee.cli_config import config_option
 from referee.cli_limits import container_limit_options, limits_from_flags
-from referee.cli_output import write_output
+from referee.cli_output import make_folder, write_output
 from referee.cli_rules import parse_overrides
 from referee.cli_signals import stoppable
 
@@ -183,10 +183,7 @@ def tournament(game: str, preset: str, sets: tuple[str, ...], table_size: int, b
     except (SandboxError, ConfigError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     if replay_dir is not None:
-        try:
-            replay_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise click.ClickException(f"--replays {replay_dir}: cannot create it ({err.strerror or err})") from None
+        make_folder(replay_dir, "--replays")
 
     cores = usable_cores()
     if concurrency > cores:
