@@ -65,8 +65,7 @@ def standings_text(result: MatchResult) -> str:
         flag = "  (taken over)" if s.taken_over else ""
         lines.append(f"{s.place:>5}  {s.seat:>4}  {s.name[:20]:<20}  {s.score:>5}  {s.strikes:>7}{flag}")
     for f in result.failures:
-        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.message}"
-                     + (f"; last output: {f.output}" if f.output else ""))
+        lines.append(f"failure: seat {f.seat} at decision {f.decision}: {f.for_operator()}")
     return "\n".join(lines)
 
 

@@ -339,8 +339,9 @@ class _Match:
         while handle is not None and handle.is_alive() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         if handle is not None and not handle.is_alive():
-            output = _output(handle)  # a traceback says why; else the stream's end may (a refused message)
-            cause = "" if "Traceback (most recent call last)" in _logs(handle) else f" ({why})"
+            logs = _logs(handle)  # a traceback says why; else the stream's end may (a refused message)
+            output = _tail(logs)
+            cause = "" if "Traceback (most recent call last)" in logs else f" ({why})"
             words = f"crashed: the bot's process exited before the match ended{cause}"
         else:
             output, words = "", f"crashed: the bot disconnected ({why})"
@@ -452,10 +453,13 @@ def _logs(handle: BotHandle | None) -> str:
         return ""
 
 
-def _output(handle: BotHandle | None, limit: int = 400) -> str:
+def _output(handle: BotHandle | None) -> str:
+    return _tail(_logs(handle))
+
+
+def _tail(text: str, limit: int = 400) -> str:
     """The end of a bot's output for the operator: whole lines (a traceback's last line says
     what happened), joined on one line, at most about ``limit`` characters."""
-    text = _logs(handle)
     lines = [line.strip() for line in text.splitlines() if line.strip().strip("^~")]  # no caret lines
     kept: list[str] = []
     size = 0

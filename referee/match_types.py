@@ -98,6 +98,10 @@ class Failure:
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "kind": self.kind.value, "decision": self.decision, "message": self.message}
 
+    def for_operator(self) -> str:
+        """The words with the bot's output after them: for the operator's eyes only."""
+        return self.message + (f"; last output: {self.output}" if self.output else "")
+
 
 @dataclasses.dataclass(frozen=True)
 class SeatResult:

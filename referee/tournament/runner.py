@@ -121,8 +121,8 @@ def check_bots(config: TournamentConfig, bots: Mapping[str, BotSpec]) -> None:
 
 def to_result(match: Match, played: PlayedMatch, replay: str | None) -> MatchResult:
     """The match loop's result as the tournament records it."""
-    failures = tuple(Failure(f.kind.value, f.seat, f.decision,  # the organiser's record: the bot's output too
-                             f.message + (f"; last output: {f.output}" if f.output else "")) for f in played.failures)
+    failures = tuple(Failure(f.kind.value, f.seat, f.decision, f.for_operator())  # the organiser's record
+                     for f in played.failures)
     status = "forfeit" if any(s.taken_over for s in played.seats) else "ok"
     return MatchResult.for_match(
         match, played.places, played.scores, failures,
