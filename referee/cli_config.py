@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import click
 
+from referee.games.base import switch_text
+
 F = TypeVar("F", bound=Callable[..., Any])
 _NOT_IN_FILES = {"config", "help"}
 
@@ -64,7 +66,7 @@ def _value(path: Path, key: str, option: click.Option, value: Any) -> Any:
     if isinstance(value, dict):
         if not option.multiple:
             raise click.BadParameter(f"{path}: {key!r} is a table; it takes one value", param_hint="--config")
-        value = [f"{k}={_text(v)}" for k, v in value.items()]
+        value = [f"{k}={switch_text(v)}" for k, v in value.items()]
     if option.multiple and not isinstance(value, list):
         value = [value]
     if not option.multiple and isinstance(value, list):
@@ -73,9 +75,3 @@ def _value(path: Path, key: str, option: click.Option, value: Any) -> Any:
         base = path.resolve().parent
         value = [str(base / str(v)) for v in value] if option.multiple else str(base / str(value))
     return value
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from referee.games import GAMES, RulesError, make_rules, rules_class
+from referee.games.base import switch_text
 
 
 def parse_overrides(items: tuple[str, ...]) -> dict[str, str]:
@@ -63,8 +64,7 @@ def rules(game: str | None, as_json: bool) -> None:
             switches.add_column(col, overflow="fold")
         cls = rules_class(table["game"])
         for sw in cls.SWITCHES:
-            default = ("on" if sw.default else "off") if isinstance(sw.default, bool) else str(sw.default)
-            switches.add_row(sw.name, default, sw.allowed(), sw.help)
+            switches.add_row(sw.name, switch_text(sw.default), sw.allowed(), sw.help)
         for sh in cls.SHORTHANDS:
             switches.add_row(sh.name, "(the preset's)", sh.allowed(), "shorthand: " + sh.help)
         console.print(switches)

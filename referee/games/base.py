@@ -97,7 +97,7 @@ class Switch:
     def allowed(self) -> str:
         """The allowed values, in words."""
         if self.choices:
-            return ", ".join(_show(c) for c in self.choices)
+            return ", ".join(switch_text(c) for c in self.choices)
         bound = f"an integer from {self.low}" + (f" to {self.high}" if self.high is not None else " up")
         return " or ".join([bound, *self.special])
 
@@ -152,7 +152,7 @@ class Shorthand:
     values: Mapping[str, Mapping[str, Any]]
 
     def expand(self, value: Any) -> Mapping[str, Any]:
-        key = ("on" if value else "off") if isinstance(value, bool) else str(value).strip()
+        key = switch_text(value).strip()
         if key not in self.values:
             raise RulesError(f"switch {self.name!r}: {value!r} is not allowed; allowed: {self.allowed()}")
         return self.values[key]
@@ -165,7 +165,8 @@ class Shorthand:
                 "values": {k: dict(v) for k, v in self.values.items()}}
 
 
-def _show(value: Any) -> str:
+def switch_text(value: Any) -> str:
+    """A switch value as it is written: ``on``/``off`` for a bool, else its text."""
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
