@@ -93,10 +93,6 @@ class DockerLimits:
         if self.cpuset is not None and not re.fullmatch(r"[0-9,-]+", self.cpuset):
             raise SandboxError(f"cpuset {self.cpuset!r} must list CPUs like '0', '0-1' or '0,2'")
 
-    @property
-    def user(self) -> str:
-        return f"{self.uid}:{self.uid}"
-
     def uid_for(self, number: int) -> int:
         """The uid of the ``number``-th container (any int; taken modulo ``uid_span``)."""
         return self.uid + number % self.uid_span
