@@ -73,7 +73,7 @@ def standings_text(result: MatchResult) -> str:
 @click.option("--game", required=True, type=click.Choice(GAMES), help="The game.")
 @click.option("--rules", "preset", required=True, help="The preset, e.g. classic (see `talon rules`).")
 @click.option("--bot", "bots", multiple=True, required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="A bot directory (bot.py); one seat per --bot, in seat order.")
+              help="A bot directory (bot.py, or an executable bot); one seat per --bot, in seat order.")
 @click.option("--seed", required=True, type=click.IntRange(0, 2**64 - 1), help="The match seed.")
 @click.option("--set", "sets", multiple=True, metavar="SWITCH=VALUE", help="Override one rule switch.")
 @click.option("--sandbox", "sandbox_kind", type=click.Choice(["process", "docker"]), default=None,

@@ -38,7 +38,7 @@ from referee.match_seat import Outcome, SeatLink
 from referee.match_types import Failure, FailureKind, MatchConfig, MatchResult, SeatResult
 from referee.match_wire import EventCache, GameCodec, ProtocolViolation, bounded, illegal_words
 from referee.replay import build_replay
-from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess, printable
+from referee.sandbox.base import PYTHON_ENTRY, BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess, printable
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 from talon_sdk._proto.talon.v1 import game_pb2 as gpb
 
@@ -236,8 +236,7 @@ class _Match:
                 waiting.remove(seat)
                 output = _output(seat.handle)
                 await self._fail(seat, FailureKind.CRASHED, "crashed: the bot exited before connecting"
-                                 + ("" if output else " (no output: does bot.py call run(YourBot)?)"),
-                                 takeover=True, output=output)
+                                 + ("" if output else _silent_exit_hint(seat.spec)), takeover=True, output=output)
             if waiting:  # on at the first connection; every 10 ms to see whether a bot died
                 await _any_set([s.link.connected for s in waiting], 0.01)
         for seat in waiting:
@@ -437,6 +436,13 @@ async def _any_set(events: Sequence[asyncio.Event], timeout_s: float) -> None:
     finally:
         for wait in waits:
             wait.cancel()
+
+
+def _silent_exit_hint(spec: SeatSpec) -> str:
+    """What to check when a bot exited without a word before connecting."""
+    if isinstance(spec, BotSeat) and spec.bot.entry != PYTHON_ENTRY:
+        return f" (no output: does {spec.bot.entry} read TALON_ADDRESS and connect?)"
+    return " (no output: does bot.py call run(YourBot)?)"
 
 
 def _complete(state: MatchState[Any]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -45,24 +46,51 @@ class SandboxKind(str, enum.Enum):
     DOCKER = "docker"
 
 
+PYTHON_ENTRY = "bot.py"
+"""A Python bot: started as ``python3 bot.py`` (the SDK's ``run()``)."""
+PROGRAM_ENTRY = "bot"
+"""A bot in any language: an executable file (a binary, or a script with a ``#!`` line) started
+as ``./bot``; it speaks the ``.proto`` contract itself (see docs/bot_protocol.md)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class BotSpec:
-    """A bot as submitted: a directory holding ``bot.py`` (and a ``Dockerfile``)."""
+    """A bot as submitted: a directory holding its entry (``bot.py``, or an executable ``bot``
+    for a bot in another language) and, for the docker sandbox, a ``Dockerfile``."""
 
     name: str
     directory: Path
+    entry: str = PYTHON_ENTRY
+    """:data:`PYTHON_ENTRY` or :data:`PROGRAM_ENTRY`: what the process sandbox starts (the
+    docker sandbox starts the image's ``CMD``, which the bot's Dockerfile sets)."""
 
     @classmethod
     def from_dir(cls, directory: str | Path) -> "BotSpec":
         path = Path(directory).resolve()
         if not path.is_dir():
             raise SandboxError(f"bot directory {str(directory)!r} does not exist")
-        if not (path / "bot.py").is_file():
-            raise SandboxError(
-                f"bot directory {str(directory)!r} has no bot.py: a bot is a directory with "
-                "bot.py (and a Dockerfile for the docker sandbox)"
-            )
-        return cls(name=path.name, directory=path)
+        return cls(name=path.name, directory=path, entry=_entry(path, str(directory)))
+
+    def command(self, python: str) -> list[str]:
+        """The process sandbox's command line, run in a copy of the directory."""
+        return [python, PYTHON_ENTRY] if self.entry == PYTHON_ENTRY else ["./" + PROGRAM_ENTRY]
+
+
+def _entry(path: Path, shown: str) -> str:
+    """Which entry the directory has; a ``bot.py`` wins over a ``bot`` program."""
+    if (path / PYTHON_ENTRY).is_file():
+        return PYTHON_ENTRY
+    program = path / PROGRAM_ENTRY
+    if program.is_file():
+        if not os.access(program, os.X_OK):
+            raise SandboxError(f"bot directory {shown!r}: {PROGRAM_ENTRY!r} is not executable; make it so "
+                               f"(chmod +x {program}), or give a {PYTHON_ENTRY}")
+        return PROGRAM_ENTRY
+    raise SandboxError(
+        f"bot directory {shown!r} has no bot: put in it a {PYTHON_ENTRY} (a Python bot, with the SDK) or an "
+        f"executable named {PROGRAM_ENTRY!r} (a bot in any language that speaks the proto contract), and a "
+        "Dockerfile for the docker sandbox"
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import os
+import platform
 import shutil
 import signal
 import sys
 import tempfile
 from pathlib import Path
 
-from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
+from referee.sandbox.base import PYTHON_ENTRY, BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
 
 LOG_LIMIT = 64 * 1024
 """Bytes of a bot's output kept (the most recent)."""
@@ -122,8 +124,19 @@ class ProcessHandle(BotHandle):
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def _start_words(bot: BotSpec, err: BaseException) -> str:
+    """Why the bot's entry would not start; a missing ``#!`` interpreter is reported by the
+    kernel as the entry itself missing, which would send its author looking in the wrong place."""
+    if isinstance(err, FileNotFoundError) and bot.entry != PYTHON_ENTRY:
+        return f"{bot.entry}: the interpreter on its #! line is not installed here ({err.strerror})"
+    if isinstance(err, OSError) and err.errno == errno.ENOEXEC:
+        return f"{bot.entry}: not a program for this machine: build it for Linux on {platform.machine()} ({err.strerror})"
+    return str(err)
+
+
 class ProcessSandbox(Sandbox):
-    """Starts each bot as ``python3 bot.py`` in a private copy of its directory."""
+    """Starts each bot (``python3 bot.py``, or ``./bot`` for a bot in another language) in a
+    private copy of its directory."""
 
     kind = SandboxKind.PROCESS
 
@@ -145,21 +158,21 @@ class ProcessSandbox(Sandbox):
         return env
 
     async def start(self, bot: BotSpec, access: SeatAccess) -> ProcessHandle:
-        """Copy the bot's directory to a fresh one and start ``bot.py`` there."""
-        if not (bot.directory / "bot.py").is_file():
-            raise SandboxError(f"bot {bot.name!r}: {bot.directory}/bot.py is missing")
+        """Copy the bot's directory to a fresh one and start the bot's entry there."""
+        if not (bot.directory / bot.entry).is_file():
+            raise SandboxError(f"bot {bot.name!r}: {bot.directory}/{bot.entry} is missing")
         workdir = Path(tempfile.mkdtemp(prefix=f"talon-{bot.name[:20]}-", dir=self.root))
         try:
             shutil.copytree(bot.directory, workdir / "bot", symlinks=True,
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             process = await asyncio.create_subprocess_exec(
-                self.python, "bot.py", cwd=workdir / "bot", env=self.environment(access, workdir),
+                *bot.command(self.python), cwd=workdir / "bot", env=self.environment(access, workdir),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
             )
         except (OSError, shutil.Error) as err:
             shutil.rmtree(workdir, ignore_errors=True)
-            raise SandboxError(f"bot {bot.name!r} could not be started: {err}") from None
+            raise SandboxError(f"bot {bot.name!r} could not be started: {_start_words(bot, err)}") from None
         except BaseException:  # cancelled (Ctrl-C) mid-start: asyncio kills the child; drop its copy too
             shutil.rmtree(workdir, ignore_errors=True)
             raise

@@ -2,8 +2,9 @@
 connects to its referee socket (a probe socket that only notes the connection).
 
 This catches what a Dockerfile build cannot: a bot.py that does not import (a typo, a
-missing package, a package that needed the network at run time), a bot that crashes or
-exits at once, one that runs out of memory while starting, or one that never connects.
+missing package, a package that needed the network at run time), a program that cannot run
+in the image, a bot that crashes or exits at once, one that runs out of memory while
+starting, or one that never connects.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import dataclasses
 import time
 
-from referee.sandbox.base import BotSpec, SeatAccess, printable
+from referee.sandbox.base import PYTHON_ENTRY, BotSpec, SeatAccess, printable
 from referee.sandbox.docker_sandbox import DockerBotHandle, DockerSandbox
 from referee.sandbox.probe import ProbeListeners
 
@@ -60,9 +61,16 @@ async def _outcome(handle: DockerBotHandle, listeners: ProbeListeners, bot: BotS
     return SmokeResult(
         False, timeout,
         f"bot {bot.name!r} still runs but did not connect to the referee within {timeout:.0f} s. "
-        "A bot must call talon_sdk's run() when started as 'python3 bot.py'. "
+        f"{_connect_hint(bot)} "
         f"Its last output:\n{_indent(logs)}", logs,
     )
+
+
+def _connect_hint(bot: BotSpec) -> str:
+    if bot.entry == PYTHON_ENTRY:
+        return "A bot must call talon_sdk's run() when started as 'python3 bot.py'."
+    return ("A bot program must connect to TALON_ADDRESS and send its Hello with the token from TALON_TOKEN or "
+            "TALON_TOKEN_FILE (docs/bot_protocol.md).")
 
 
 async def smoke_check(sandbox: DockerSandbox, listeners: ProbeListeners, image: str,
