@@ -132,6 +132,6 @@ def test_missing_pieces_are_named(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     result = CliRunner().invoke(main, ["bot", "build", str(empty)])
-    assert result.exit_code == 1 and "has no bot.py" in result.output
+    assert result.exit_code == 1 and "has no bot: put in it a bot.py" in result.output
     bad = CliRunner().invoke(main, ["bot", "new", "9 lives", "--dir", str(tmp_path)])
     assert bad.exit_code == 1 and "must start with a letter" in bad.output
