@@ -151,7 +151,7 @@ def _sandbox_kind(asked: str | None, bots: list[Path]) -> str:
 
 @click.group()
 def replay() -> None:
-    """Replay files written by `talon play --replay`."""
+    """Replay files written by `talon play --replay` (and by tournaments with --replays)."""
 
 
 @replay.command("verify")
@@ -170,6 +170,31 @@ def replay_verify(path: Path) -> None:
             click.echo(f"mismatch: {problem}", err=True)
         sys.exit(1)
     click.echo(f"ok: {len(data['actions'])} actions and {len(data['events'])} events re-simulated exactly")
+
+
+@replay.command("show")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--seat", type=click.IntRange(0), default=None,
+              help="Only this seat's decisions, each after the view it decided on (its own cards only).")
+@click.option("--hand", type=click.IntRange(1), default=None, help="Only this hand (deal), counted from 1.")
+def replay_show(path: Path, seat: int | None, hand: int | None) -> None:
+    """Print a replay decision by decision: who played what, how long it took, the failures
+    where they happened, hand ends and the result; with --seat, what that seat saw each time."""
+    from referee.replay import load_replay
+    from referee.replay_text import ReplayTextError, replay_lines
+
+    try:
+        data = load_replay(path)
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
+    seats = len(data["seats"])
+    if seat is not None and seat >= seats:
+        raise click.BadParameter(f"this replay has seats 0 to {seats - 1}, not {seat}", param_hint="--seat")
+    try:
+        for line in replay_lines(data, seat, hand):
+            click.echo(line)
+    except ReplayTextError as err:
+        raise click.ClickException(f"replay {str(path)!r}: {err}") from None
 
 
 @click.command("referee")

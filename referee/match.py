@@ -170,8 +170,10 @@ class _Match:
             _Seat(i, spec, link, float(self.clocks.bank_ms)) for i, (spec, link) in enumerate(zip(specs, self.entry.links))
         ]
         self.failures: list[Failure] = []
-        self.records: list[tuple[int, Any, bool, float]] = []
-        """(seat, action, played by the fallback, think seconds) per decision."""
+        self.records: list[tuple[int, Any, bool, float, str]] = []
+        """(seat, action, played by the fallback, think seconds, the action's text) per decision.
+        The text is written when the action is played: a Rummy action's text depends on the deal
+        (which rank is wild), so the final state could not name the earlier deals' actions."""
         self.clock: list[float] = []
         self._violations = False
         self.entry.attach_source(lambda: self.events.upto(self.state))
@@ -264,27 +266,29 @@ class _Match:
         seat = self.seats[state.current_player]
         think = 0.0
         if not seat.taken_over:
-            applied, think = await self._ask(seat)
+            applied, text, think = await self._ask(seat)
             if applied is not None:
-                self.records.append((seat.index, applied, False, think))
+                self.records.append((seat.index, applied, False, think, text))
                 self.clock.append(time.perf_counter())
                 seat.decisions += 1
                 seat.think_s += think
                 self._publish()
                 return
         action = fallback_action(state)
+        text = state.action_name(action)
         state.apply(action)
-        self.records.append((seat.index, action, True, think))
+        self.records.append((seat.index, action, True, think, text))
         self.clock.append(time.perf_counter())
         self._publish()
 
-    async def _ask(self, seat: _Seat) -> tuple[Any, float]:
-        """Ask the seat's bot; return (the action it played, think seconds), or (None, ...)."""
+    async def _ask(self, seat: _Seat) -> tuple[Any, str, float]:
+        """Ask the seat's bot; return (the action it played, its text, think seconds), or
+        (None, "", think seconds)."""
         state = self.state
         link = seat.link
         if not link.is_open:
             await self._crash(seat, 0)
-            return None, 0.0
+            return None, "", 0.0
         decision_ms = self.clocks.decision_ms
         bank = seat.bank_ms
         encoded = self.events.upto(state)
@@ -303,25 +307,26 @@ class _Match:
             await self._fail(seat, FailureKind.TIMEOUT,
                              f"timeout: no answer to request {rid} within {decision_ms} ms plus {int(bank)} ms of "
                              "time bank; the fallback player took this decision", rid)
-            return None, elapsed
+            return None, "", elapsed
         if answer is Outcome.CLOSED:
             await self._crash(seat, rid)
-            return None, elapsed
+            return None, "", elapsed
         if answer is Outcome.VIOLATIONS:  # reported right after this step; they end the seat
-            return None, elapsed
+            return None, "", elapsed
         try:
             action = self.codec.decode(answer.action, state)
+            text = state.action_name(action)
             state.apply(action)
         except ProtocolViolation as err:
             await self._fail(seat, FailureKind.PROTOCOL_ERROR, str(err), rid)
-            return None, elapsed
+            return None, "", elapsed
         except IllegalActionError as err:
             await self._fail(seat, FailureKind.ILLEGAL, illegal_words(err), rid)
-            return None, elapsed
+            return None, "", elapsed
         except (TypeError, KeyError, ValueError) as err:
             await self._fail(seat, FailureKind.PROTOCOL_ERROR, bounded(f"protocol: cannot read the action: {err}"), rid)
-            return None, elapsed
-        return action, elapsed
+            return None, "", elapsed
+        return action, text, elapsed
 
     async def _crash(self, seat: _Seat, request_id: int) -> None:
         """Record a seat whose stream is gone, at the decision during which it went; the seat is

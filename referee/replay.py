@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 FORMAT = "talon-replay/1"
 
 
-def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[tuple[int, Any, bool, float]],
+def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[tuple[int, Any, bool, float, str]],
                  clocks: Clocks) -> dict[str, Any]:
-    """The replay of a finished match (``records``: seat, action, by fallback, think seconds)."""
+    """The replay of a finished match (``records``: seat, action, by fallback, think seconds,
+    the action's text as named when it was played)."""
     summary = result.summary_json()
     return {
         "format": FORMAT,
@@ -35,9 +36,9 @@ def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[
         "clocks": {"decision_ms": clocks.decision_ms, "bank_ms": clocks.bank_ms, "max_strikes": clocks.max_strikes},
         "seats": [{"seat": s.seat, "name": s.name} for s in result.seats],
         "actions": [
-            {"seat": seat, "action": state.action_to_json(action), "text": state.action_name(action),
+            {"seat": seat, "action": state.action_to_json(action), "text": text,
              "by": "fallback" if by_fallback else "bot", "ms": round(think * 1000, 3)}
-            for seat, action, by_fallback, think in records
+            for seat, action, by_fallback, think, text in records
         ],
         "events": [{"kind": kind, "seat": seat, **data} for kind, seat, data in state.event_records_since(0)],
         "failures": summary["failures"],
@@ -114,10 +115,14 @@ def verify_replay(data: Mapping[str, Any]) -> list[str]:
                             f"{state.current_player} was to act")
             return problems
         try:
-            state.apply(state.action_from_json(record["action"]))
+            action = state.action_from_json(record["action"])
+            text = state.action_name(action)
+            state.apply(action)
         except IllegalActionError as err:
             problems.append(f"action {index} ({record.get('text')}): {err}")
             return problems
+        if "text" in record and record["text"] != text:
+            problems.append(f"action {index}: recorded as {record['text']!r}, but it is {text!r}")
     if not state.is_over:
         problems.append(f"the match is not over after the {len(data['actions'])} recorded actions")
     events = [e.to_json() for e in state.events]
