@@ -124,6 +124,29 @@ def test_go_bot_plays_in_the_docker_sandbox(go_bot: BotSpec, docker_client: dock
     assert _bot_decisions(result, 0) > 10
 
 
+def test_go_bot_serves_matches_in_a_row_in_a_warm_container(go_bot: BotSpec, docker_client: docker.DockerClient,
+                                                           base_image: str) -> None:
+    async def scenario() -> list[MatchResult]:
+        with tempfile.TemporaryDirectory(prefix="talon-") as tmp:
+            async with RefereeService(ServiceConfig(bot_unix=Path(tmp) / "r.sock")) as service:
+                sandbox = DockerSandbox(service, DockerSandboxConfig(base_image=base_image), docker_client)
+                try:
+                    handle = await sandbox.start(go_bot, SeatAccess(address=""))
+                    seats = [WarmSeat("go", handle, handle.token_file), BotSeat(RANDOM)]
+                    results = [await run_match(MatchConfig("crazy-eights", "classic", seed, clocks=CLOCKS), seats,
+                                               service=service, sandbox=sandbox) for seed in (4, 5)]
+                    handle.retire()  # writes "exit" to its token file
+                    status = await handle.wait_exit(10)
+                    assert not status.running and status.exit_code == 0, handle.logs()
+                    return results
+                finally:
+                    await sandbox.close()
+
+    for result in asyncio.run(scenario()):
+        assert result.failures == (), result.failures
+        assert _bot_decisions(result, 0) > 10
+
+
 def _directory(tmp_path: Path, files: dict[str, tuple[str, int]]) -> Path:
     directory = tmp_path / "mybot"
     directory.mkdir()
