@@ -243,8 +243,7 @@ class _Match:
                 await _any_set([s.link.connected for s in waiting], 0.01)
         for seat in waiting:
             if not seat.link.connected.is_set():
-                await self._fail(seat, FailureKind.CRASHED,
-                                 f"crashed: the bot did not connect within {self.clocks.connect_timeout_ms} ms",
+                await self._fail(seat, FailureKind.CRASHED, _no_connection(seat.spec, self.clocks.connect_timeout_ms),
                                  takeover=True, output=_output(seat.handle))
 
     def _prepare_welcomes(self) -> None:
@@ -421,9 +420,8 @@ class _Match:
         self.entry.finish(proto)
         for seat in self.seats:
             if seat.link.is_open:
-                await seat.link.send(bpb.RefereeMessage(over=bpb.MatchOver(
+                await seat.link.farewell(bpb.RefereeMessage(over=bpb.MatchOver(
                     events=encoded[seat.events_sent:], result=proto)))
-                seat.link.finish()
 
     async def _stop_bots(self) -> None:
         cold = [s.handle for s in self.seats if isinstance(s.spec, BotSeat) and s.handle is not None]
@@ -441,6 +439,16 @@ async def _any_set(events: Sequence[asyncio.Event], timeout_s: float) -> None:
     finally:
         for wait in waits:
             wait.cancel()
+
+
+def _no_connection(spec: SeatSpec, limit_ms: int) -> str:
+    """The failure of a seat whose bot never connected; a warm bot (still running since its
+    previous match) is told what it missed."""
+    words = f"crashed: the bot did not connect within {limit_ms} ms"
+    if isinstance(spec, WarmSeat):
+        words += (" (a warm bot: after each match it must read the next token from TALON_TOKEN_FILE, "
+                  "which changes, and connect with it)")
+    return words
 
 
 def _silent_exit_hint(spec: SeatSpec) -> str:

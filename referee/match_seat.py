@@ -75,6 +75,8 @@ class SeatLink:
         end is recorded at the decision during which it happened, not when the loop looks."""
         self.lost_at = -1
         """The decision during which the stream ended or broke (-1: it has not)."""
+        self._over = False
+        """MatchOver is being sent: from now on the bot closing its side is the normal end."""
         self._max_violations = max_violations
         self.welcome: bpb.RefereeMessage | None = None
         """Sent by the handler as soon as the token is accepted, before any request."""
@@ -146,6 +148,9 @@ class SeatLink:
     def lost(self, reason: str, protocol_error: bool = False) -> None:
         """The stream ended or broke: fail the pending decision and refuse further sends."""
         if self.state is LinkState.CLOSED:
+            return
+        if self._over:  # a bot that closes its side when it reads MatchOver ends the stream as it should
+            self.finish()
             return
         self.state = LinkState.CLOSED
         self.lost_at = self.decision_now()
@@ -223,6 +228,13 @@ class SeatLink:
         if result is Outcome.CLOSED or result is Outcome.VIOLATIONS:
             return result, time.perf_counter() - start
         return result, self._answered_at - start
+
+    async def farewell(self, message: bpb.RefereeMessage) -> None:
+        """Send MatchOver and end the stream with status OK. The bot may close its side as soon
+        as it reads the message, even before this write completes: that is no early end."""
+        self._over = True
+        await self.send(message)
+        self.finish()
 
     def new_request_id(self) -> int:
         rid = self._next_id

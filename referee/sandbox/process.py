@@ -125,12 +125,26 @@ class ProcessHandle(BotHandle):
 
 
 def _start_words(bot: BotSpec, err: BaseException) -> str:
-    """Why the bot's entry would not start; a missing ``#!`` interpreter is reported by the
-    kernel as the entry itself missing, which would send its author looking in the wrong place."""
-    if isinstance(err, FileNotFoundError) and bot.entry != PYTHON_ENTRY:
-        return f"{bot.entry}: the interpreter on its #! line is not installed here ({err.strerror})"
-    if isinstance(err, OSError) and err.errno == errno.ENOEXEC:
-        return f"{bot.entry}: not a program for this machine: build it for Linux on {platform.machine()} ({err.strerror})"
+    """Why the bot's entry would not start, in terms of what to fix. The kernel's own words
+    mislead here: a missing ``#!`` interpreter is reported as the entry itself missing, and a
+    script without a ``#!`` line as a program of the wrong format."""
+    if bot.entry == PYTHON_ENTRY or not isinstance(err, OSError):
+        return str(err)
+    entry = "./" + bot.entry
+    if isinstance(err, FileNotFoundError):
+        return f"{entry}: the interpreter its #! line names is not installed here ({err.strerror})"
+    if err.errno == errno.ENOEXEC:
+        try:
+            with open(bot.directory / bot.entry, "rb") as file:
+                head = file.read(4)
+        except OSError:
+            head = b""
+        if head == b"\x7fELF":
+            return f"{entry} is a program for another machine: build it for Linux on {platform.machine()}"
+        if head.startswith(b"#!"):
+            return f"{entry}: its #! line cannot be run ({err.strerror})"
+        return (f"{entry} is neither a program nor a script: a script's first line names its interpreter "
+                "(#!/bin/sh, #!/usr/bin/env ruby, ...)")
     return str(err)
 
 
@@ -172,7 +186,7 @@ class ProcessSandbox(Sandbox):
             )
         except (OSError, shutil.Error) as err:
             shutil.rmtree(workdir, ignore_errors=True)
-            raise SandboxError(f"bot {bot.name!r} could not be started: {_start_words(bot, err)}") from None
+            raise SandboxError(f"bot {bot.name!r}: {_start_words(bot, err)}") from None
         except BaseException:  # cancelled (Ctrl-C) mid-start: asyncio kills the child; drop its copy too
             shutil.rmtree(workdir, ignore_errors=True)
             raise

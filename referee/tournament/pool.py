@@ -28,6 +28,7 @@ import collections
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from referee.match import write_token_file
 from referee.sandbox.base import BotHandle, BotSpec, Sandbox, SandboxError, SandboxKind, SeatAccess
 from referee.tournament.schedule import Match
 
@@ -172,7 +173,7 @@ class WarmPool:
 
 def _say_exit(bot: WarmBot) -> None:
     try:
-        bot.token_file.write_text(EXIT_WORD)
+        write_token_file(bot.token_file, EXIT_WORD)  # atomically, as every token: a poller never sees it half-written
     except OSError:
         pass
 

@@ -102,7 +102,8 @@ func dial(address string) (*grpc.ClientConn, error) {
 	return grpc.Dial("passthrough:///talon-referee", append(options, grpc.WithContextDialer(dialer))...)
 }
 
-// seed reads TALON_BOT_SEED (for a repeatable bot), or uses the clock.
+// seed reads TALON_BOT_SEED (for a repeatable bot when you run it by hand; the sandboxes do not
+// pass it), or uses the clock.
 func seed() int64 {
 	if text := os.Getenv("TALON_BOT_SEED"); text != "" {
 		if value, err := strconv.ParseInt(text, 10, 64); err == nil {

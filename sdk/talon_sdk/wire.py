@@ -8,12 +8,9 @@ and :func:`~talon_sdk.run`, which also keep the clocks, the warm token file and 
     outbox = queue.Queue()
     outbox.put(hello(seat_token(), "by-hand"))
     stream = open_stream(outbox)
-    for message in stream:
-        if message.WhichOneof("message") == "request":
-            outbox.put(answer(message.request.request_id, first_legal(message.request)))
-        elif message.WhichOneof("message") == "over":
-            break
+    answer_until_over(stream, outbox)  # or read and answer yourself
     outbox.put(None)
+    print(read_to_end(stream))
 """
 
 from __future__ import annotations
@@ -75,6 +72,17 @@ def first_legal(request: bpb.DecisionRequest) -> gpb.Action:
     else:
         action.text = "draw"
     return action
+
+
+def answer_until_over(stream: Iterator[bpb.RefereeMessage], outbox: queue.Queue[bpb.BotMessage | None]) -> None:
+    """Answer each request of ``stream`` with its first legal action until MatchOver arrives
+    (or the stream ends)."""
+    for message in stream:
+        which = message.WhichOneof("message")
+        if which == "request":
+            outbox.put(answer(message.request.request_id, first_legal(message.request)))
+        elif which == "over":
+            return
 
 
 def read_to_end(stream: Iterator[bpb.RefereeMessage]) -> str:

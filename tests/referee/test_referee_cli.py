@@ -179,3 +179,29 @@ def test_a_bot_that_closes_its_side_is_told_why_its_stream_ended(tmp_path):
     said = "".join(p.read_text() for p in logs.iterdir() if "half" in p.name)
     assert "ended: FAILED_PRECONDITION: the stream ended before the match did" in said, said
     assert "the fallback player takes your seat" in said
+
+
+CLOSE_ON_OVER = '''\
+"""Plays the first legal action and closes its sending side the moment it reads MatchOver."""
+import queue
+from talon_sdk.wire import answer_until_over, hello, open_stream, read_to_end, seat_token
+
+outbox = queue.Queue()
+outbox.put(hello(seat_token(), "prompt"))
+stream = open_stream(outbox)
+answer_until_over(stream, outbox)
+outbox.put(None)  # done writing, before the referee has ended the stream
+print("ended:", read_to_end(stream), flush=True)
+'''
+
+
+def test_a_bot_that_closes_its_side_on_match_over_ends_with_ok(tmp_path):
+    bot = _bot(tmp_path, "prompt", CLOSE_ON_OVER)
+    for seed in range(5):  # the close races the referee's own end of the stream: try it often
+        logs = tmp_path / f"logs{seed}"
+        out = _play([bot, SAMPLES / "random"], seed, "--bot-logs", str(logs), "--json")
+        assert out.exit_code == 0, out.output
+        result = json.loads(out.stdout)
+        assert result["failures"] == [] and not result["seats"][0]["taken_over"], result
+        said = "".join(p.read_text() for p in logs.iterdir() if "prompt" in p.name)
+        assert "ended: OK" in said, said

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -172,8 +173,10 @@ def test_a_directory_names_its_entry_or_is_told_what_is_missing(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(("text", "words"), [
-    ("#!/no/such/interpreter\n", "the interpreter on its #! line is not installed here"),
-    ("\x7fELF not really a program\n", "not a program for this machine: build it for Linux on"),
+    ("#!/no/such/interpreter\n", "./bot: the interpreter its #! line names is not installed here"),
+    ("\x7fELF not really a program\n", "./bot is a program for another machine: build it for Linux on"),
+    ("echo no interpreter line\n", "./bot is neither a program nor a script: a script's first line names its "
+                                    "interpreter"),
 ])
 def test_a_program_that_cannot_start_is_told_why(tmp_path: Path, text: str, words: str) -> None:
     bot = BotSpec.from_dir(_directory(tmp_path, {"bot": (text, 0o755)}))
@@ -181,7 +184,7 @@ def test_a_program_that_cannot_start_is_told_why(tmp_path: Path, text: str, word
     async def scenario() -> None:
         sandbox = ProcessSandbox(root=tmp_path)
         try:
-            with pytest.raises(SandboxError, match=rf"bot 'mybot' could not be started: bot: {words}"):
+            with pytest.raises(SandboxError, match=f"^bot 'mybot': {re.escape(words)}"):
                 await sandbox.start(bot, SeatAccess("unix:///nowhere", token="t"))
         finally:
             await sandbox.close()

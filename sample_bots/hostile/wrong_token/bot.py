@@ -8,7 +8,7 @@ import queue
 import sys
 
 import grpc
-from talon_sdk.wire import answer, first_legal, hello, open_stream, seat_token
+from talon_sdk.wire import answer_until_over, hello, open_stream, seat_token
 
 results = {}
 
@@ -62,11 +62,6 @@ print(f"own token accepted: {first.WhichOneof('message')}", flush=True)
 attempt("own token on a second stream", own)
 
 # Then play the seat properly, so the match goes on.
-for message in stream:
-    kind = message.WhichOneof("message")
-    if kind == "request":
-        outbox.put(answer(message.request.request_id, first_legal(message.request)))
-    elif kind == "over":
-        break
+answer_until_over(stream, outbox)
 outbox.put(None)
 finish()
