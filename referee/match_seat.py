@@ -25,8 +25,10 @@ from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
 
 
 SEND_LIMIT_S = 5.0
-"""How long a message other than a request (an error report, the result) may take to be
-written before the bot counts as no longer reading its stream."""
+"""How long a message may take to be written before the bot counts as no longer reading its
+stream. A request still being written at its decision's deadline is a timeout; only a request
+still unwritten this long after its write began ends the stream (on a loaded machine a write's
+completion can lag a short deadline while the bot reads as it should)."""
 _STOPPED_READING = ("protocol: the bot stopped reading its stream (the referee could not write to it): a bot "
                     "must read every message the referee sends")
 
@@ -52,7 +54,8 @@ class LinkState(enum.Enum):
 class SeatLink:
     """The referee's end of one seat's bot stream (created by the service per seat)."""
 
-    def __init__(self, match_id: str, seat: int, token: str, max_violations: int) -> None:
+    def __init__(self, match_id: str, seat: int, token: str, max_violations: int,
+                 send_limit_s: float = SEND_LIMIT_S) -> None:
         self.match_id = match_id
         self.seat = seat
         self.token = token
@@ -94,6 +97,9 @@ class SeatLink:
         """The task writing a request right now: a bot that stopped reading blocks that write
         (its flow-control window is full), and the deadline timer then cancels it."""
         self._write_stalled = False
+        self._write_started = 0.0
+        """``loop.time()`` when the request being written (``_writer``) began."""
+        self._send_limit_s = send_limit_s
         self._timer: asyncio.TimerHandle | None = None
         """The seat's one deadline timer; it may be armed for an earlier decision's deadline, in
         which case it fires early and re-arms itself (see :meth:`_arm`)."""
@@ -166,14 +172,14 @@ class SeatLink:
     def is_open(self) -> bool:
         return self.state is LinkState.CONNECTED
 
-    async def send(self, message: bpb.RefereeMessage, limit_s: float = SEND_LIMIT_S) -> bool:
+    async def send(self, message: bpb.RefereeMessage, limit_s: float | None = None) -> bool:
         """Write to the bot; False (and the link closed) if the stream is gone, or if the write
         waited ``limit_s`` seconds: the bot stopped reading, and must not hold up its match."""
         context = self._context
         if context is None:
             return False
         try:
-            await asyncio.wait_for(context.write(message), limit_s)
+            await asyncio.wait_for(context.write(message), self._send_limit_s if limit_s is None else limit_s)
         except asyncio.TimeoutError:
             self.lost(_STOPPED_READING, protocol_error=True)
             return False
@@ -184,11 +190,12 @@ class SeatLink:
 
     async def _send_request(self, message: bpb.RefereeMessage) -> bool:
         """:meth:`send` for a request, with no timer of its own (this is every decision's path):
-        the seat's deadline timer cancels a write still blocked when the decision times out."""
+        the seat's timer cancels a write still blocked :data:`SEND_LIMIT_S` after it began."""
         context = self._context
         if context is None:
             return False
         self._writer = asyncio.current_task()
+        self._write_started = asyncio.get_running_loop().time()
         try:
             await context.write(message)
         except asyncio.CancelledError:
@@ -272,15 +279,20 @@ class SeatLink:
     def _on_timer(self, loop: asyncio.AbstractEventLoop) -> None:
         self._timer = None
         pending = self._pending
-        if pending is None or pending.done():
-            return
-        if loop.time() >= self._deadline:
+        writer = self._writer
+        if pending is not None and not pending.done():
+            if loop.time() < self._deadline:
+                self._timer = loop.call_at(self._deadline, self._on_timer, loop)
+                return
             # expired before the future resolves: an answer read in the same loop turn, before
             # ask() resumes, is late (dropped), not a second answer
             self._expired.add(self._pending_id)
             pending.set_result(Outcome.TIMEOUT)
-            if self._writer is not None:  # the request is not even written: the bot stopped reading
-                self._write_stalled = True
-                self._writer.cancel()
-        else:
-            self._timer = loop.call_at(self._deadline, self._on_timer, loop)
+        if writer is None:
+            return
+        stalled_at = self._write_started + self._send_limit_s
+        if loop.time() < stalled_at:  # the request is still being written: give the write its limit
+            self._timer = loop.call_at(stalled_at, self._on_timer, loop)
+            return
+        self._write_stalled = True  # the bot stopped reading: its window is full, the write hangs
+        writer.cancel()

@@ -58,16 +58,40 @@ class _Stalled(_Context):
         await asyncio.Event().wait()
 
 
-def test_a_request_that_cannot_be_written_ends_at_its_deadline() -> None:
-    """A bot that stops reading blocks the referee's write; the decision's own clock ends it
-    (before, the match loop waited in the write for ever, and the other seats with it)."""
+def test_a_request_that_cannot_be_written_ends_at_its_write_limit() -> None:
+    """A bot that stops reading blocks the referee's write; the seat's timer ends it once the
+    write has waited its limit (before, the match loop waited in the write for ever, and the
+    other seats with it)."""
     async def scenario() -> None:
-        link = SeatLink("m", 0, "t", max_violations=3)
+        link = SeatLink("m", 0, "t", max_violations=3, send_limit_s=0.3)
         link.attach(_Stalled())
         outcome, elapsed = await asyncio.wait_for(link.ask(bpb.RefereeMessage(), 1, 0.05), 5.0)
-        assert outcome is Outcome.CLOSED and elapsed < 1.0
+        assert outcome is Outcome.CLOSED and 0.3 <= elapsed < 1.0
         assert link.close_is_protocol_error and "the bot stopped reading its stream" in link.close_reason
         assert not link.is_open
+
+    asyncio.run(scenario())
+
+
+class _Slow(_Context):
+    """A bot that reads, but whose request write completes late (a loaded machine)."""
+
+    async def write(self, message: bpb.RefereeMessage) -> None:
+        await asyncio.sleep(0.15)
+        self.written.append(message)
+
+
+def test_a_request_written_after_its_deadline_is_a_timeout_not_a_lost_stream() -> None:
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3, send_limit_s=2.0)
+        context = _Slow()
+        link.attach(context)
+        outcome, elapsed = await asyncio.wait_for(link.ask(bpb.RefereeMessage(), 1, 0.05), 5.0)
+        assert outcome is Outcome.TIMEOUT and elapsed >= 0.15
+        assert link.is_open and not link.close_reason and len(context.written) == 1
+        # the next decision goes on as usual, and the late answer to the first is dropped
+        assert link.receive(bpb.BotMessage(answer=bpb.Answer(request_id=1)))
+        assert link.violations == []
 
     asyncio.run(scenario())
 
