@@ -36,7 +36,7 @@ from referee.games import IllegalActionError, MatchState, make_rules, new_match
 from referee.match_fallback import fallback_action
 from referee.match_seat import Outcome, SeatLink
 from referee.match_types import Failure, FailureKind, MatchConfig, MatchResult, SeatResult
-from referee.match_wire import EventCache, GameCodec, ProtocolViolation, bounded, illegal_words
+from referee.match_wire import EventCache, GameCodec, ProtocolViolation, bounded, illegal_words, legal_complete
 from referee.replay import build_replay
 from referee.sandbox.base import PYTHON_ENTRY, BotHandle, BotSpec, Sandbox, SandboxError, SeatAccess, printable
 from talon_sdk._proto.talon.v1 import bot_pb2 as bpb
@@ -296,7 +296,7 @@ class _Match:
         rid = link.new_request_id()
         legal = state.legal_actions()
         request = self.codec.request(rid, len(self.records), decision_ms, int(bank), state.view(seat.index),
-                                     legal, _complete(state), events)
+                                     legal, legal_complete(state), events)
         answer, elapsed = await link.ask(request, rid, (decision_ms + bank) / 1000)
         over_ms = elapsed * 1000 - decision_ms
         if over_ms > 0:
@@ -456,11 +456,6 @@ def _silent_exit_hint(spec: SeatSpec) -> str:
     if isinstance(spec, BotSeat) and spec.bot.entry != PYTHON_ENTRY:
         return f" (no output: does {spec.bot.entry} read TALON_ADDRESS and connect?)"
     return " (no output: does bot.py call run(YourBot)?)"
-
-
-def _complete(state: MatchState[Any]) -> bool:
-    """Whether legal_actions() lists every legal action (not in Rummy's table phase)."""
-    return state.game == "crazy-eights" or getattr(state, "phase", "") != "table"
 
 
 def _logs(handle: BotHandle | None) -> str:

@@ -218,6 +218,11 @@ class EventCache:
         return encoded
 
 
+def legal_complete(state: MatchState[Any]) -> bool:
+    """Whether ``legal_actions()`` lists every legal action (all but Crazy Rummy's table phase)."""
+    return state.game == "crazy-eights" or getattr(state, "phase", "") != "table"
+
+
 _WORDS_LIMIT = 600
 """Longest failure message (the engine quotes what a bot sent, cut; this bounds the rest)."""
 

@@ -19,7 +19,11 @@ from referee.games import IllegalActionError, MatchState, RulesError, make_rules
 if TYPE_CHECKING:
     from referee.match_types import Clocks, MatchResult
 
-FORMAT = "talon-replay/1"
+FORMAT = "talon-replay/2"
+"""Version 2 names each action as it was when played (version 1 named every action with the
+match's final state: a Crazy Rummy action of an earlier deal could show the wrong wilds)."""
+READABLE = (FORMAT, "talon-replay/1")
+"""Formats :func:`load_replay` reads; an action's recorded text is checked from version 2 on."""
 
 
 def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[tuple[int, Any, bool, float, str]],
@@ -57,9 +61,9 @@ def load_replay(path: Path) -> dict[str, Any]:
     """Read a replay file; :raises ValueError: naming what is missing or malformed."""
     try:
         data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"cannot read replay {str(path)!r}: {err}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in READABLE:
         raise ValueError(f"{str(path)!r} is not a Talon replay (format {FORMAT!r})")
     problem = _shape_problem(data)
     if problem:
@@ -68,7 +72,10 @@ def load_replay(path: Path) -> dict[str, Any]:
 
 
 _TOP = {"game": str, "rules": dict, "seed": int, "seats": list, "actions": list, "events": list, "result": dict}
+_RULES = {"preset": str}
+_SEAT = {"seat": int, "name": str}
 _ACTION = {"seat": int, "action": object, "by": str}
+_FAILURE = {"seat": int, "kind": str, "decision": int, "message": str}
 _RESULT_SEAT = {"seat": int, "score": int, "game_place": int, "place": int, "taken_over": bool}
 
 
@@ -86,9 +93,23 @@ def _shape_problem(data: Mapping[str, Any]) -> str:
                 return f"{where}[{key!r}] is {type(record[key]).__name__}, not {kind.__name__}"
         return ""
 
-    problem = missing("the replay", data, _TOP)
+    problem = missing("the replay", data, _TOP) or missing("the replay's rules", data["rules"], _RULES)
+    if not problem and not isinstance(data["rules"].get("overrides", {}), dict):
+        problem = "rules['overrides'] is not an object of switch = value"
+    if not problem and not data["seats"]:
+        problem = "it has no seats"
+    for index, seat in enumerate(data["seats"] if not problem else []):
+        problem = problem or missing(f"seats[{index}]", seat, _SEAT)
+    failures = data.get("failures", []) if not problem else []
+    if not isinstance(failures, list):
+        problem = "its 'failures' is not a list"
+    for index, failure in enumerate(failures if not problem else []):
+        problem = problem or missing(f"failures[{index}]", failure, _FAILURE)
     for index, action in enumerate(data.get("actions", []) if not problem else []):
         problem = problem or missing(f"actions[{index}]", action, _ACTION)
+        think = action.get("ms", 0) if isinstance(action, dict) else 0
+        if not problem and (isinstance(think, bool) or not isinstance(think, (int, float))):
+            problem = f"actions[{index}]['ms'] is {think!r}, not a number of milliseconds"
     seats = data["result"].get("seats") if not problem else []
     if not problem and not isinstance(seats, list):
         problem = "result lacks its 'seats' list"
@@ -106,6 +127,7 @@ def verify_replay(data: Mapping[str, Any]) -> list[str]:
         state = new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
     except (RulesError, KeyError, TypeError, ValueError) as err:
         return [f"cannot start the match: {err}"]
+    checks_text = data.get("format") != "talon-replay/1"
     for index, record in enumerate(data["actions"]):
         if state.is_over:
             problems.append(f"action {index}: the match is already over")
@@ -121,7 +143,7 @@ def verify_replay(data: Mapping[str, Any]) -> list[str]:
         except IllegalActionError as err:
             problems.append(f"action {index} ({record.get('text')}): {err}")
             return problems
-        if "text" in record and record["text"] != text:
+        if checks_text and "text" in record and record["text"] != text:
             problems.append(f"action {index}: recorded as {record['text']!r}, but it is {text!r}")
     if not state.is_over:
         problems.append(f"the match is not over after the {len(data['actions'])} recorded actions")
