@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 FORMAT = "talon-replay/2"
 """Version 2 names each action as it was when played (version 1 named every action with the
-match's final state: a Crazy Rummy action of an earlier deal could show the wrong wilds)."""
+match's final state: a Crazy Rummy action of an earlier deal could show the wrong wilds), and
+keeps each event's details under ``data``, as the wire's ``Event`` does (version 1 merged them
+into the event, so a meld event's own ``kind`` hid the event's)."""
 READABLE = (FORMAT, "talon-replay/1")
 """Formats :func:`load_replay` reads; an action's recorded text is checked from version 2 on."""
 
@@ -44,7 +46,7 @@ def build_replay(result: MatchResult, state: MatchState[Any], records: Sequence[
              "by": "fallback" if by_fallback else "bot", "ms": round(think * 1000, 3)}
             for seat, action, by_fallback, think, text in records
         ],
-        "events": [{"kind": kind, "seat": seat, **data} for kind, seat, data in state.event_records_since(0)],
+        "events": [{"kind": kind, "seat": seat, "data": dict(data)} for kind, seat, data in state.event_records_since(0)],
         "failures": summary["failures"],
         "result": {"seats": summary["seats"], "decisions": result.decisions,
                    "duration_ms": summary["duration_ms"]},
@@ -127,7 +129,7 @@ def verify_replay(data: Mapping[str, Any]) -> list[str]:
         state = new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
     except (RulesError, KeyError, TypeError, ValueError) as err:
         return [f"cannot start the match: {err}"]
-    checks_text = data.get("format") != "talon-replay/1"
+    checks_text = data.get("format") != "talon-replay/1"  # version 2 and on
     for index, record in enumerate(data["actions"]):
         if state.is_over:
             problems.append(f"action {index}: the match is already over")
@@ -147,7 +149,10 @@ def verify_replay(data: Mapping[str, Any]) -> list[str]:
             problems.append(f"action {index}: recorded as {record['text']!r}, but it is {text!r}")
     if not state.is_over:
         problems.append(f"the match is not over after the {len(data['actions'])} recorded actions")
-    events = [e.to_json() for e in state.events]
+    if checks_text:
+        events = [{"kind": e.kind, "seat": e.seat, "data": dict(e.data)} for e in state.events]
+    else:  # version 1: details merged into the event
+        events = [e.to_json() for e in state.events]
     if events != data["events"]:
         first = next((i for i, (a, b) in enumerate(zip(events, data["events"])) if a != b),
                      min(len(events), len(data["events"])))

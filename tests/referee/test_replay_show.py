@@ -87,7 +87,7 @@ def test_show_seat_shows_what_that_seat_saw_before_each_of_its_decisions(tmp_pat
 
 def test_show_hand_keeps_one_hand_and_says_when_there_is_no_such_hand(tmp_path):
     replay, data = _played(tmp_path, "crazy-eights", "classic", [SAMPLES / "greedy", SAMPLES / "random"], 5)
-    hands = max(e["hand"] for e in data["events"] if e["kind"] == "deal")
+    hands = max(e["data"]["hand"] for e in data["events"] if e["kind"] == "deal")
     assert hands >= 2
     out = _show(replay, "--hand", "2")
     numbers = [int(m.group(2)) for m in map(DECISION.match, out.output.splitlines()) if m]
@@ -128,6 +128,8 @@ def test_a_rummy_replay_names_each_action_as_it_was_in_its_own_deal(tmp_path):
         state.apply(action)
     assert wilds > 0 and state.hand_number > 2
     assert verify_replay(data) == []
+    melds = [e for e in data["events"] if e["kind"] == "meld"]  # the event's kind, beside the meld's own
+    assert melds and {e["data"]["kind"] for e in melds} <= {"run", "set"}
     index = next(i for i, r in enumerate(data["actions"]) if "*" in r["text"])
     data["actions"][index]["text"] = data["actions"][index]["text"].replace("*", "")
     assert verify_replay(data) == [f"action {index}: recorded as {data['actions'][index]['text']!r}, "
@@ -172,7 +174,7 @@ def test_a_malformed_replay_is_named_by_show_and_verify(tmp_path, edit, words):
         assert out.exit_code == 1 and f"is malformed: {words}" in out.output and "Traceback" not in out.output
 
 
-def test_a_version_1_replay_is_not_held_to_the_text_it_could_not_get_right(tmp_path):
+def test_a_version_1_replay_still_verifies_and_is_not_held_to_the_text_it_could_not_get_right(tmp_path):
     from referee.replay import verify_replay
 
     _, data = _played(tmp_path, "crazy-rummy", "standard", [SAMPLES / "greedy", SAMPLES / "random",
@@ -181,7 +183,8 @@ def test_a_version_1_replay_is_not_held_to_the_text_it_could_not_get_right(tmp_p
     index = next(i for i, r in enumerate(data["actions"]) if "*" in r["text"])
     data["actions"][index]["text"] = data["actions"][index]["text"].replace("*", "")
     assert verify_replay(data) != []
-    data["format"] = "talon-replay/1"  # its texts were named with the final deal's wilds
+    data["format"] = "talon-replay/1"  # its texts were named with the final deal's wilds...
+    data["events"] = [{"kind": e["kind"], "seat": e["seat"], **e["data"]} for e in data["events"]]  # ...and merged
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data))
     out = CliRunner().invoke(main, ["replay", "verify", str(old)])
