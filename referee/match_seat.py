@@ -188,20 +188,20 @@ class SeatLink:
             return False
         return True
 
-    async def _send_request(self, message: bpb.RefereeMessage) -> bool:
-        """:meth:`send` for a request, with no timer of its own (this is every decision's path):
-        the seat's timer cancels a write still blocked :data:`SEND_LIMIT_S` after it began."""
+    async def _send_request(self, message: bpb.RefereeMessage, now: float) -> bool:
+        """:meth:`send` for a request (begun at loop time ``now``), with no timer of its own (this
+        is every decision's path): the seat's timer cancels a write still blocked
+        :data:`SEND_LIMIT_S` after it began."""
         context = self._context
         if context is None:
             return False
         self._writer = asyncio.current_task()
-        self._write_started = asyncio.get_running_loop().time()
+        self._write_started = now
         try:
             await context.write(message)
         except asyncio.CancelledError:
             if not self._write_stalled:
                 raise
-            self._write_stalled = False
             if self._writer is not None:
                 self._writer.uncancel()
             self.lost(_STOPPED_READING, protocol_error=True)
@@ -211,6 +211,7 @@ class SeatLink:
             return False
         finally:
             self._writer = None
+            self._write_stalled = False
         return True
 
     async def ask(self, message: bpb.RefereeMessage, request_id: int, hard_s: float) -> tuple[Any, float]:
@@ -226,8 +227,9 @@ class SeatLink:
         self._pending = future
         self._pending_id = request_id
         start = time.perf_counter()
-        self._arm(loop, loop.time() + hard_s)
-        if not await self._send_request(message):
+        now = loop.time()
+        self._arm(loop, now + hard_s, now + min(hard_s, self._send_limit_s))
+        if not await self._send_request(message, now):
             return Outcome.CLOSED, time.perf_counter() - start
         result = await future
         if result is Outcome.TIMEOUT:
@@ -266,33 +268,36 @@ class SeatLink:
 
     # --- the deadline timer -------------------------------------------------------------------
 
-    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
-        """Make sure the timer fires no later than ``deadline`` (loop time)."""
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float, wake: float) -> None:
+        """Set the decision's ``deadline`` and make sure the timer fires no later than ``wake``
+        (loop times; ``wake`` is at most the deadline: the request's write limit may end first)."""
         self._deadline = deadline
         timer = self._timer
         if timer is not None:
-            if timer.when() <= deadline:
-                return  # fires early, sees the later deadline, re-arms
+            if timer.when() <= wake:
+                return  # fires early, sees the later times, re-arms
             timer.cancel()
-        self._timer = loop.call_at(deadline, self._on_timer, loop)
+        self._timer = loop.call_at(wake, self._on_timer, loop)
 
     def _on_timer(self, loop: asyncio.AbstractEventLoop) -> None:
         self._timer = None
-        pending = self._pending
-        writer = self._writer
+        now = loop.time()
+        pending, writer = self._pending, self._writer
+        if writer is not None and now >= self._write_started + self._send_limit_s:
+            self._write_stalled = True  # the bot stopped reading: its window is full, the write hangs
+            writer.cancel()
+            return
+        wake: float | None = None
         if pending is not None and not pending.done():
-            if loop.time() < self._deadline:
-                self._timer = loop.call_at(self._deadline, self._on_timer, loop)
-                return
-            # expired before the future resolves: an answer read in the same loop turn, before
-            # ask() resumes, is late (dropped), not a second answer
-            self._expired.add(self._pending_id)
-            pending.set_result(Outcome.TIMEOUT)
-        if writer is None:
-            return
-        stalled_at = self._write_started + self._send_limit_s
-        if loop.time() < stalled_at:  # the request is still being written: give the write its limit
-            self._timer = loop.call_at(stalled_at, self._on_timer, loop)
-            return
-        self._write_stalled = True  # the bot stopped reading: its window is full, the write hangs
-        writer.cancel()
+            if now < self._deadline:
+                wake = self._deadline
+            else:
+                # expired before the future resolves: an answer read in the same loop turn,
+                # before ask() resumes, is late (dropped), not a second answer
+                self._expired.add(self._pending_id)
+                pending.set_result(Outcome.TIMEOUT)
+        if writer is not None:  # still writing the request: a timeout now, a lost stream at its limit
+            stalled_at = self._write_started + self._send_limit_s
+            wake = stalled_at if wake is None else min(wake, stalled_at)
+        if wake is not None:
+            self._timer = loop.call_at(wake, self._on_timer, loop)

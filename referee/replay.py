@@ -66,7 +66,7 @@ def load_replay(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"cannot read replay {str(path)!r}: {err}") from None
     if not isinstance(data, dict) or data.get("format") not in READABLE:
-        raise ValueError(f"{str(path)!r} is not a Talon replay (format {FORMAT!r})")
+        raise ValueError(f"{str(path)!r} is not a Talon replay (format {' or '.join(map(repr, READABLE))})")
     problem = _shape_problem(data)
     if problem:
         raise ValueError(f"replay {str(path)!r} is malformed: {problem}")
@@ -117,6 +117,8 @@ def _shape_problem(data: Mapping[str, Any]) -> str:
         problem = "result lacks its 'seats' list"
     for index, seat in enumerate(seats or [] if not problem else []):
         problem = problem or missing(f"result.seats[{index}]", seat, _RESULT_SEAT)
+    if not problem and sorted(s["seat"] for s in seats) != list(range(len(data["seats"]))):
+        problem = f"result.seats does not hold seats 0 to {len(data['seats']) - 1} once each"
     return problem
 
 

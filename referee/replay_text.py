@@ -20,7 +20,7 @@ from referee.games import IllegalActionError, MatchState, RulesError, make_rules
 from referee.games.base import switch_text
 from referee.match_wire import legal_complete
 
-DECISION_ECHOES = frozenset({"play", "draw", "pass", "discard", "name_suit", "run", "set", "lay_off", "exchange"})
+DECISION_ECHOES = frozenset({"play", "draw", "pass", "discard", "name_suit", "meld", "lay_off", "exchange"})
 """Events that only repeat the decision line above them; every other event is printed."""
 LEGAL_SHOWN = 10
 """Legal actions listed in a seat's view line; the rest are counted."""
@@ -225,7 +225,7 @@ def _suit(suit: Any) -> str:
 
 
 def _meld_card(card: int, meaning: int, run: bool) -> str:
-    """A meld's card as an action writes it: a wild shows what it stands for (``AS*=QC``)."""
+    """A meld's card, showing what it stands for when that is not itself (``AS*=QC``)."""
     if run:
         return _card(card) if card == meaning else f"{_card(card)}*={_card(meaning)}"
     return _card(card) if isinstance(card, int) and card % 13 + 1 == meaning else f"{_card(card)}*={_rank(meaning)}"

@@ -131,14 +131,16 @@ def _start_words(bot: BotSpec, err: BaseException) -> str:
     if bot.entry == PYTHON_ENTRY or not isinstance(err, OSError):
         return str(err)
     entry = "./" + bot.entry
+    try:
+        with open(bot.directory / bot.entry, "rb") as file:
+            head = file.read(4)
+    except OSError:
+        head = b""
     if isinstance(err, FileNotFoundError):
+        if head == b"\x7fELF":  # the kernel found the program but not the loader it names
+            return f"{entry}: the dynamic loader it was linked for is not here: link it statically ({err.strerror})"
         return f"{entry}: the interpreter its #! line names is not installed here ({err.strerror})"
     if err.errno == errno.ENOEXEC:
-        try:
-            with open(bot.directory / bot.entry, "rb") as file:
-                head = file.read(4)
-        except OSError:
-            head = b""
         if head == b"\x7fELF":
             return f"{entry} is a program for another machine: build it for Linux on {platform.machine()}"
         if head.startswith(b"#!"):

@@ -76,7 +76,7 @@ def first_legal(request: bpb.DecisionRequest) -> gpb.Action:
 
 def answer_until_over(stream: Iterator[bpb.RefereeMessage], outbox: queue.Queue[bpb.BotMessage | None]) -> None:
     """Answer each request of ``stream`` with its first legal action until MatchOver arrives
-    (or the stream ends)."""
+    or the stream ends with status OK; :raises grpc.RpcError: when it ends with another."""
     for message in stream:
         which = message.WhichOneof("message")
         if which == "request":

@@ -130,6 +130,13 @@ def test_a_rummy_replay_names_each_action_as_it_was_in_its_own_deal(tmp_path):
     assert verify_replay(data) == []
     melds = [e for e in data["events"] if e["kind"] == "meld"]  # the event's kind, beside the meld's own
     assert melds and {e["data"]["kind"] for e in melds} <= {"run", "set"}
+    shown = _show(tmp_path / "crazy-rummy-4.json").output
+    assert "meld run" in shown and ". meld " not in shown  # the decision line says it: no echo
+    run = next(i for i, r in enumerate(data["actions"]) if r["action"]["kind"] == "meld_run")
+    bad = json.loads(json.dumps(data))
+    bad["actions"][run]["action"]["meanings"][0] = 60  # no card: illegal, and still nameable
+    problems = verify_replay(bad)
+    assert len(problems) == 1 and problems[0].startswith(f"action {run} (") and "60" in problems[0], problems
     index = next(i for i, r in enumerate(data["actions"]) if "*" in r["text"])
     data["actions"][index]["text"] = data["actions"][index]["text"].replace("*", "")
     assert verify_replay(data) == [f"action {index}: recorded as {data['actions'][index]['text']!r}, "
@@ -163,6 +170,7 @@ def test_a_failure_of_another_seat_comes_before_the_decision_it_interrupted(tmp_
     (lambda d: d["actions"][0].__setitem__("ms", "fast"), "actions[0]['ms'] is 'fast', not a number"),
     (lambda d: d["rules"].pop("preset"), "the replay's rules lacks 'preset'"),
     (lambda d: d.__setitem__("seats", []), "it has no seats"),
+    (lambda d: d["result"]["seats"].pop(), "result.seats does not hold seats 0 to 1 once each"),
 ])
 def test_a_malformed_replay_is_named_by_show_and_verify(tmp_path, edit, words):
     replay, data = _played(tmp_path, "crazy-eights", "classic", [SAMPLES / "greedy", MISBEHAVING / "illegal"], 3)

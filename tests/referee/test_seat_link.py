@@ -73,6 +73,17 @@ def test_a_request_that_cannot_be_written_ends_at_its_write_limit() -> None:
     asyncio.run(scenario())
 
 
+def test_a_stalled_request_ends_at_its_write_limit_even_before_a_long_deadline() -> None:
+    async def scenario() -> None:
+        link = SeatLink("m", 0, "t", max_violations=3, send_limit_s=0.2)
+        link.attach(_Stalled())
+        outcome, elapsed = await asyncio.wait_for(link.ask(bpb.RefereeMessage(), 1, 30.0), 5.0)
+        assert outcome is Outcome.CLOSED and 0.2 <= elapsed < 1.0
+        assert "the bot stopped reading its stream" in link.close_reason
+
+    asyncio.run(scenario())
+
+
 class _Slow(_Context):
     """A bot that reads, but whose request write completes late (a loaded machine)."""
 

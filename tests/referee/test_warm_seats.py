@@ -8,9 +8,11 @@ from referee.sandbox.base import BotSpec, SeatAccess
 
 ONE_MATCH_ONLY = '''\
 """Plays the first token it finds in its token file, then never looks at the file again."""
-import queue, time
+import os, queue, time
 from talon_sdk.wire import answer_until_over, hello, open_stream, read_to_end, seat_token
 
+while not os.path.exists(os.environ["TALON_TOKEN_FILE"]):  # written when its first match starts
+    time.sleep(0.005)
 outbox = queue.Queue()
 outbox.put(hello(seat_token(), "once"))
 stream = open_stream(outbox)

@@ -172,6 +172,27 @@ def test_a_directory_names_its_entry_or_is_told_what_is_missing(tmp_path: Path) 
     assert BotSpec.from_dir(empty).command("/usr/bin/python3") == ["/usr/bin/python3", "bot.py"]
 
 
+def test_a_program_linked_for_a_missing_loader_is_told_to_link_statically(tmp_path: Path) -> None:
+    program = Path("/bin/true").read_bytes()
+    loader = re.search(rb"/lib[^\x00]*/ld-[^\x00]*\.so[.0-9]*", program)
+    assert loader, "no dynamic loader path in /bin/true"
+    directory = tmp_path / "mybot"
+    directory.mkdir()
+    (directory / "bot").write_bytes(program.replace(loader.group(), b"/" + b"x" * (len(loader.group()) - 1)))
+    os.chmod(directory / "bot", 0o755)
+
+    async def scenario() -> None:
+        sandbox = ProcessSandbox(root=tmp_path)
+        try:
+            with pytest.raises(SandboxError, match="^bot 'mybot': ./bot: the dynamic loader it was linked for is "
+                                                   "not here: link it statically"):
+                await sandbox.start(BotSpec.from_dir(directory), SeatAccess("unix:///nowhere", token="t"))
+        finally:
+            await sandbox.close()
+
+    asyncio.run(scenario())
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("#!/no/such/interpreter\n", "./bot: the interpreter its #! line names is not installed here"),
     ("\x7fELF not really a program\n", "./bot is a program for another machine: build it for Linux on"),

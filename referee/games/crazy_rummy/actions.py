@@ -175,7 +175,10 @@ def _card_text(card: int, meaning: int, run: bool, wild_rank: int | None) -> str
     wild = wild_rank is not None and card_rank(card) == wild_rank
     if meaning == own and not wild:
         return card_name(card)
-    shown = card_name(meaning) if run else (rank_name(meaning) if 1 <= meaning <= 13 else str(meaning))
+    if run:  # a meaning that is no card is illegal, but the action still has a name (apply says why)
+        shown = card_name(meaning) if 0 <= meaning < 52 else str(meaning)
+    else:
+        shown = rank_name(meaning) if 1 <= meaning <= 13 else str(meaning)
     return f"{card_name(card)}*={shown}"
 
 
