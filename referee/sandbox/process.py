@@ -169,6 +169,7 @@ class ProcessSandbox(Sandbox):
             "LANG": os.environ.get("LANG", "C.UTF-8"),
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
+            "TALON_PARENT_PID": str(os.getpid()),  # a warm bot stops when its parent is no longer this
         }
         env.update(access.environment())
         return env

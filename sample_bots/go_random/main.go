@@ -69,6 +69,11 @@ func main() {
 		log.Fatal("neither TALON_TOKEN nor TALON_TOKEN_FILE is set: the referee sets one of them")
 	}
 	parent, previous := os.Getppid(), ""
+	if text := os.Getenv("TALON_PARENT_PID"); text != "" { // the process sandbox names its referee
+		if pid, err := strconv.Atoi(text); err == nil {
+			parent = pid
+		}
+	}
 	for {
 		token := nextToken(tokenFile, previous, parent)
 		if token == "exit" {

@@ -25,6 +25,16 @@ def _gone(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] == "Z"
 
 
+def _orphan_stops(starter: str) -> None:
+    """Run ``starter`` (which starts a warm bot, prints its pid and exits); the bot must stop."""
+    out = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=60)
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 20
+    while not _gone(pid):
+        assert time.monotonic() < deadline, "the orphaned warm bot kept running"
+        time.sleep(0.05)
+
+
 def test_a_warm_bot_stops_when_the_token_file_says_exit(tmp_path):
     token_file = tmp_path / "token"
     proc = subprocess.Popen([sys.executable, str(BOT)], env=_env(token_file), stderr=subprocess.PIPE, text=True)
@@ -42,9 +52,16 @@ def test_a_warm_bot_does_not_outlive_the_process_that_started_it(tmp_path):
                "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
                "print(p.pid, flush=True)\n"
                "import time; time.sleep(3)\n")  # then exits, leaving the started bot re-parented
-    out = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=60)
-    pid = int(out.stdout.split()[0])
-    deadline = time.monotonic() + 20
-    while not _gone(pid):
-        assert time.monotonic() < deadline, "the orphaned warm bot kept running"
-        time.sleep(0.05)
+    _orphan_stops(starter)
+
+
+def test_a_warm_bot_whose_referee_died_before_it_started_stops_too(tmp_path):
+    """The starter exits at once, before the bot has even imported the SDK: the bot is an orphan
+    from its first instruction, so only the parent the sandbox named (TALON_PARENT_PID) tells."""
+    token_file = tmp_path / "token"
+    starter = ("import subprocess, sys, os\n"
+               f"env = dict({_env(token_file)!r}, TALON_PARENT_PID=str(os.getpid()))\n"
+               f"p = subprocess.Popen([sys.executable, {str(BOT)!r}], env=env, "
+               "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+               "print(p.pid, flush=True)\n")  # and exits before the bot has started
+    _orphan_stops(starter)
