@@ -122,15 +122,26 @@ def _shape_problem(data: Mapping[str, Any]) -> str:
     return problem
 
 
-def verify_replay(data: Mapping[str, Any]) -> list[str]:
-    """Re-simulate a replay; return the differences found (empty: it replays exactly)."""
-    problems: list[str] = []
+def replay_state(data: Mapping[str, Any]) -> MatchState[Any]:
+    """The replay's match before its first action: its rules, seat count and seed.
+
+    :raises ValueError: ``cannot start the match: ...`` with the engine's reason.
+    """
     rules_json = data["rules"]
     try:
         rules = make_rules(data["game"], rules_json["preset"], rules_json.get("overrides") or {})
-        state = new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
+        return new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
     except (RulesError, KeyError, TypeError, ValueError) as err:
-        return [f"cannot start the match: {err}"]
+        raise ValueError(f"cannot start the match: {err}") from None
+
+
+def verify_replay(data: Mapping[str, Any]) -> list[str]:
+    """Re-simulate a replay; return the differences found (empty: it replays exactly)."""
+    problems: list[str] = []
+    try:
+        state = replay_state(data)
+    except ValueError as err:
+        return [str(err)]
     checks_text = data.get("format") != "talon-replay/1"  # version 2 and on
     for index, record in enumerate(data["actions"]):
         if state.is_over:

@@ -16,9 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.cards import CardError, card_name, rank_name, suit_name
-from referee.games import IllegalActionError, MatchState, RulesError, make_rules, new_match
+from referee.games import IllegalActionError, MatchState
 from referee.games.base import switch_text
 from referee.match_wire import legal_complete
+from referee.replay import replay_state
 
 DECISION_ECHOES = frozenset({"play", "draw", "pass", "discard", "name_suit", "meld", "lay_off", "exchange"})
 """Events that only repeat the decision line above them; every other event is printed."""
@@ -39,7 +40,10 @@ def replay_lines(data: Mapping[str, Any], seat: int | None = None, hand: int | N
 
     :raises ReplayTextError: for a replay whose rules or actions do not re-simulate.
     """
-    state = _start(data)
+    try:
+        state = replay_state(data)
+    except ValueError as err:
+        raise ReplayTextError(str(err)) from None
     names = {int(s["seat"]): str(s["name"]) for s in data["seats"]}
     failures: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for failure in data.get("failures", []):
@@ -180,15 +184,6 @@ def _ending(state: MatchState[Any], data: Mapping[str, Any], hand: int | None, s
         over = "  (taken over)" if entry.get("taken_over") else ""
         yield (f"  {entry['place']}. seat {entry['seat']} {layout.names.get(entry['seat'], '?')}: "
                f"score {entry['score']}, {entry.get('strikes', 0)} strikes{over}")
-
-
-def _start(data: Mapping[str, Any]) -> MatchState[Any]:
-    rules_json = data["rules"]
-    try:
-        rules = make_rules(data["game"], rules_json["preset"], rules_json.get("overrides") or {})
-        return new_match(data["game"], rules, len(data["seats"]), int(data["seed"]))
-    except (RulesError, KeyError, TypeError, ValueError) as err:
-        raise ReplayTextError(f"cannot start the replay's match: {err}") from None
 
 
 def _header(data: Mapping[str, Any], layout: _Layout) -> Iterator[str]:
